@@ -1,0 +1,73 @@
+// Every failure the client reports is a DqError with a kind that callers branch on and a
+// message a person can act on. Messages never contain tokens, secrets or signed URLs.
+
+export type ErrorKind =
+  | 'usage' // the caller's input is invalid; refused before any request
+  | 'auth' // missing or rejected credentials or token
+  | 'notFound' // namespace, table, job or object does not exist (or has expired)
+  | 'validation' // the service rejected the request body or parameters
+  | 'snapshotRequired' // `since` is older than retained history
+  | 'rateLimited' // 429 and retries exhausted
+  | 'account' // AccountNotOnboarded, AccountDisabled, ...
+  | 'server' // 5xx or another unexpected answer
+  | 'invalidResponse' // the answer could not be understood
+  | 'network' // connection refused, reset, DNS, TLS, timeout
+  | 'jobFailed' // the job ended in `failed`
+  | 'jobExpired' // the job or its objects were deleted (about 24 h after start)
+  | 'insecure' // plain http to a non-loopback host without opt-in
+  | 'cancelled'; // the caller aborted
+
+export interface DqErrorInit {
+  status?: number;
+  /** the server's error `type` */
+  type?: string;
+  /** the server's error `uuid`: support asks for it */
+  uuid?: string;
+  /** the operation that failed, e.g. `listTables` */
+  operation?: string;
+  /** extra fields from the error body (`id`, `kind`, `location`, `since`, ...) */
+  details?: Record<string, unknown>;
+  /** what the user can do next */
+  hint?: string;
+  cause?: unknown;
+}
+
+export class DqError extends Error {
+  readonly kind: ErrorKind;
+  readonly status?: number;
+  readonly type?: string;
+  readonly uuid?: string;
+  readonly operation?: string;
+  readonly details?: Record<string, unknown>;
+  readonly hint?: string;
+
+  constructor(kind: ErrorKind, message: string, init: DqErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'DqError';
+    this.kind = kind;
+    this.status = init.status;
+    this.type = init.type;
+    this.uuid = init.uuid;
+    this.operation = init.operation;
+    this.details = init.details;
+    this.hint = init.hint;
+  }
+
+  /** One line: kind, status, server type and uuid, message, and what to do next. */
+  describe(): string {
+    const facts: string[] = [this.kind];
+    if (this.status !== undefined) facts.push(`HTTP ${this.status}`);
+    if (this.type) facts.push(this.type);
+    if (this.uuid) facts.push(`uuid ${this.uuid}`);
+    const hint = this.hint ? ` ${this.hint}` : '';
+    return `${facts.join(', ')}: ${this.message}${hint}`;
+  }
+}
+
+export function isDqError(err: unknown): err is DqError {
+  return err instanceof DqError;
+}
+
+export function isCancelled(err: unknown): boolean {
+  return (err instanceof DqError && err.kind === 'cancelled') || (err instanceof Error && err.name === 'AbortError');
+}

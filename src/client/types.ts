@@ -1,0 +1,125 @@
+// The public surface of the shared client: options, per-call options and results.
+// The implementation lives in dataQueryClient.ts and the modules it composes.
+
+import type { Dispatcher } from 'undici';
+import type { Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
+import type { JobRecord, Operation } from '../core/contract';
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** Where credentials come from: SecretStorage in the extension, env/flags in the CLI. */
+export type CredentialSource = () => Promise<Credentials>;
+
+export interface ProxyOptions {
+  /** explicit proxy URL (http://user:pass@host:port); overrides the environment */
+  url?: string;
+  /** hosts that bypass the proxy, comma separated or a list (NO_PROXY syntax) */
+  noProxy?: string | string[];
+  /** verify the proxy's and origin's TLS certificates (default true) */
+  strictSSL?: boolean;
+  /** read HTTPS_PROXY/HTTP_PROXY/NO_PROXY (either case) when no url is given (default true) */
+  useEnvironment?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface DataQueryClientOptions {
+  /** gateway base URL, e.g. https://api.example.com */
+  baseUrl: string;
+  /** path under which the data service is mounted (default `dap`) */
+  dataPrefix?: string;
+  credentials: CredentialSource;
+  /** account identifier sent as `scope` on list/schema/data calls */
+  scope?: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** injected dispatcher (tests, the extension's proxy-aware one); otherwise one is built */
+  dispatcher?: Dispatcher;
+  proxy?: ProxyOptions;
+  /** calls per window per operation; defaults to DEFAULT_RATE_LIMITS */
+  rateLimits?: Partial<Record<Operation, number>>;
+  rateWindowMs?: number;
+  /** wait after a 429 without Retry-After (default 30 000) */
+  defaultRetryAfterMs?: number;
+  /** attempts after the first for retryable failures (default 4) */
+  maxRetries?: number;
+  /** backoff base and cap for retries (defaults 500 ms and 30 s) */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** permit plain http:// to a non-loopback host (default false) */
+  allowInsecureHttp?: boolean;
+  /** e.g. `data-query-explorer/0.1.0 (vscode)`; a default naming the client is sent otherwise */
+  userAgent?: string;
+  /** refresh the token this long before it expires (default 60 000) */
+  tokenRefreshMarginMs?: number;
+  /** per-request timeout for API calls (default 60 000) */
+  requestTimeoutMs?: number;
+  /** random source for jitter, injectable for tests (default Math.random) */
+  random?: () => number;
+}
+
+export type Priority = 'user' | 'background';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** user actions go ahead of background polling in the limiter (default 'user') */
+  priority?: Priority;
+  /** overrides the client's scope for this call */
+  scope?: string;
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** called on every status change and on the final record */
+  onUpdate?: (job: JobRecord) => void;
+}
+
+export interface DownloadProgress {
+  objectId: string;
+  /** bytes written for this object so far */
+  bytes: number;
+  /** Content-Length of the object when known */
+  total?: number;
+  /** totals over all objects of the download */
+  doneObjects: number;
+  totalObjects: number;
+  allBytes: number;
+}
+
+export interface DownloadOptions {
+  /** target folder; created when missing */
+  dir: string;
+  /** format the job was created with: decides file extensions */
+  format?: string;
+  /** gunzip gzip objects while writing (default false) */
+  decompress?: boolean;
+  /** objects downloaded at once (default 4) */
+  concurrency?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: DownloadProgress) => void;
+}
+
+export interface DownloadedFile {
+  objectId: string;
+  /** absolute path of the file as written */
+  path: string;
+  bytes: number;
+  /** hex sha256 of the file as written */
+  sha256: string;
+  /** whether the file on disk is gzip-compressed */
+  gzip: boolean;
+}
+
+export interface BudgetSnapshot {
+  operation: Operation;
+  limit: number;
+  /** starts still allowed in the current window */
+  remaining: number;
+  /** ms until another start is allowed when remaining is 0 */
+  resetInMs: number;
+  /** ms left on a 429 pause for this operation, 0 when none */
+  pausedForMs: number;
+}
