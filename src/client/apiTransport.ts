@@ -1,0 +1,149 @@
+// One data call end to end: wait for the operation's rate budget, attach the bearer token,
+// send, and read the answer. 401 gets one forced token refresh and one more try; 429 closes
+// the operation's pause gate; 5xx and dropped connections are retried with full-jitter
+// backoff. Failures come out as DqErrors; nothing secret is logged.
+
+import { request, type Dispatcher } from 'undici';
+import type { Clock } from '../core/clock';
+import type { Operation } from '../core/contract';
+import { nullLogger, safeUrl, type Logger } from '../core/logger';
+import { errorFromNetwork, errorFromResponse } from './errorMapping';
+import { DqError } from './errors';
+import type { OperationLimiter } from './operationLimiter';
+import { parseJson } from './responseParsers';
+import { backoffDelayMs, isRetryableStatus, isTransientNetworkError, parseRetryAfter, type RetryPolicy } from './retryPolicy';
+import type { TokenClient } from './tokenClient';
+import type { Priority } from './types';
+
+export interface ApiTransportOptions {
+  dispatcher: Dispatcher;
+  tokens: TokenClient;
+  limiter: OperationLimiter;
+  clock: Clock;
+  logger?: Logger;
+  userAgent: string;
+  retry: RetryPolicy;
+  requestTimeoutMs: number;
+  defaultRetryAfterMs: number;
+  limits: Readonly<Record<Operation, number>>;
+}
+
+export interface ApiRequest {
+  operation: Operation;
+  method: 'GET' | 'POST';
+  url: string;
+  body?: unknown;
+  priority?: Priority;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse {
+  status: number;
+  data: unknown;
+}
+
+export class ApiTransport {
+  private readonly logger: Logger;
+
+  constructor(private readonly options: ApiTransportOptions) {
+    this.logger = options.logger ?? nullLogger;
+  }
+
+  async call(req: ApiRequest): Promise<ApiResponse> {
+    const { options } = this;
+    const { operation, signal } = req;
+    const shown = safeUrl(req.url);
+    let refreshed = false;
+    let retries = 0;
+    for (;;) {
+      throwIfAborted(signal, operation);
+      await options.limiter.acquire(operation, { priority: req.priority, signal });
+      const token = await options.tokens.getToken(signal);
+      const started = options.clock.now();
+      let status: number;
+      let text: string;
+      let retryAfter: string | string[] | undefined;
+      try {
+        const res = await request(req.url, {
+          method: req.method,
+          dispatcher: options.dispatcher,
+          headers: {
+            authorization: `Bearer ${token}`,
+            accept: 'application/json',
+            'user-agent': options.userAgent,
+            ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
+          body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
+          signal,
+          headersTimeout: options.requestTimeoutMs,
+          bodyTimeout: options.requestTimeoutMs,
+        });
+        status = res.statusCode;
+        retryAfter = res.headers['retry-after'];
+        text = await res.body.text();
+      } catch (err) {
+        if (signal?.aborted) throw new DqError('cancelled', `${operation} was cancelled`, { operation });
+        const mapped = errorFromNetwork(err, operation, shown, signal);
+        if (isTransientNetworkError(err) && retries < options.retry.maxRetries) {
+          const delay = backoffDelayMs(retries, options.retry);
+          retries++;
+          this.logger.info(`${req.method} ${operation}: connection dropped, retry ${retries}/${options.retry.maxRetries} in ${delay} ms`);
+          await this.sleep(delay, signal, operation);
+          continue;
+        }
+        this.logger.debug(`${req.method} ${operation} failed after ${options.clock.now() - started} ms: ${mapped.message}`);
+        throw mapped;
+      }
+      this.logger.debug(`${req.method} ${operation} ${status} in ${options.clock.now() - started} ms`);
+
+      if (status >= 200 && status < 300) {
+        return { status, data: parseJson(text, operation) };
+      }
+      if (status === 401 && !refreshed) {
+        refreshed = true;
+        this.logger.info(`${operation}: token refused (401), fetching a new one`);
+        await options.tokens.refresh(token, signal);
+        continue;
+      }
+      const error = errorFromResponse({
+        status,
+        bodyText: text,
+        operation,
+        afterRefresh: status === 401,
+        limit: options.limits[operation],
+        retries,
+      });
+      const retryable = isRetryableStatus(status) && error.kind !== 'account';
+      if (status === 429) {
+        const wait = parseRetryAfter(retryAfter, options.clock.now()) ?? Math.max(options.defaultRetryAfterMs, backoffDelayMs(retries, options.retry));
+        options.limiter.pause(operation, wait);
+        if (retries < options.retry.maxRetries) {
+          retries++;
+          this.logger.warn(`${operation}: HTTP 429, waiting ${Math.ceil(wait / 1000)} s before retry ${retries}/${options.retry.maxRetries}`);
+          continue; // the limiter's pause gate does the waiting
+        }
+        throw error;
+      }
+      if (retryable && retries < options.retry.maxRetries) {
+        const delay = backoffDelayMs(retries, options.retry);
+        retries++;
+        this.logger.info(`${req.method} ${operation}: HTTP ${status}, retry ${retries}/${options.retry.maxRetries} in ${delay} ms`);
+        await this.sleep(delay, signal, operation);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  private async sleep(ms: number, signal: AbortSignal | undefined, operation: Operation): Promise<void> {
+    try {
+      await this.options.clock.sleep(ms, signal);
+    } catch {
+      throw new DqError('cancelled', `${operation} was cancelled`, { operation });
+    }
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined, operation: Operation): void {
+  if (signal?.aborted) throw new DqError('cancelled', `${operation} was cancelled`, { operation });
+}

@@ -1,0 +1,213 @@
+// Turns HTTP answers and transport failures into DqErrors with a kind, the server's type and
+// uuid, the body's extra fields, and a hint saying what to do next. Every piece of text
+// that came from elsewhere passes through `redact` first.
+
+import type { Operation, ServiceErrorBody } from '../core/contract';
+import { redact } from '../core/logger';
+import { DqError, type ErrorKind } from './errors';
+import { errorCode } from './retryPolicy';
+
+export const ACCOUNT_ERROR_TYPES = [
+  'AccountNotOnboarded',
+  'AccountDisabled',
+  'AccountUnderMaintenance',
+  'RequestTypeForbidden',
+] as const;
+
+const ACCOUNT_HINTS: Record<string, string> = {
+  AccountNotOnboarded: 'This account is not set up for the Data Query Service yet; ask your administrator or the provider to onboard it.',
+  AccountDisabled: 'This account is disabled for the Data Query Service; ask your administrator or the provider to re-enable it.',
+  AccountUnderMaintenance: 'The account is under maintenance; try again later.',
+  RequestTypeForbidden: 'These credentials may not make this kind of request; check the API key\'s permissions or the scope used.',
+};
+
+/** What a failure is about: a rate-limited operation, the sign-in, or an object download. */
+export type CallName = Operation | 'login' | 'download';
+
+const OPERATION_LABELS: Record<CallName, string> = {
+  login: 'Sign-in',
+  download: 'Downloading a result file',
+  listTables: 'Listing tables',
+  getSchema: 'Reading the table schema',
+  createJob: 'Creating the query job',
+  getJob: 'Reading the job status',
+  createUrls: 'Requesting download links',
+};
+
+export function operationLabel(operation: CallName): string {
+  return OPERATION_LABELS[operation] ?? operation;
+}
+
+/** Collapses whitespace, redacts, and cuts to `max` characters. */
+export function excerpt(text: string, max = 200): string {
+  const flat = redact(text.replace(/\s+/g, ' ').trim());
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** The `error` object of a JSON error envelope, or undefined when the body is not one. */
+export function parseErrorBody(bodyText: string): ServiceErrorBody | undefined {
+  if (!bodyText) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(bodyText);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      const inner = (parsed as { error?: unknown }).error;
+      if (inner && typeof inner === 'object' && !Array.isArray(inner)) return inner as ServiceErrorBody;
+      if (typeof inner === 'string') return { message: inner };
+      const message = (parsed as { message?: unknown }).message;
+      if (typeof message === 'string') return { message };
+    }
+  } catch {
+    /* not JSON */
+  }
+  return undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+function detailsOf(body: ServiceErrorBody | undefined): Record<string, unknown> | undefined {
+  if (!body) return undefined;
+  const details: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (k === 'type' || k === 'uuid' || k === 'message') continue;
+    details[k] = v;
+  }
+  return Object.keys(details).length > 0 ? details : undefined;
+}
+
+function defaultNotFoundKind(operation: CallName): string | undefined {
+  switch (operation) {
+    case 'listTables':
+      return 'namespace';
+    case 'getJob':
+      return 'job';
+    case 'createUrls':
+      return 'object';
+    default:
+      return undefined;
+  }
+}
+
+function notFoundHint(kind: string | undefined, id: string | undefined): string {
+  const what = id ? ` "${redact(id)}"` : '';
+  switch (kind) {
+    case 'namespace':
+      return `Check the namespace name${what}; list tables to see what exists.`;
+    case 'table':
+      return `Check the table name${what}; list the namespace's tables to see what exists.`;
+    case 'job':
+      return 'The job no longer exists (jobs and their files are deleted about 24 hours after they start); run the query again.';
+    case 'object':
+      return 'The result file no longer exists (results are deleted about 24 hours after the job started); run the query again.';
+    default:
+      return 'Check the namespace and table names; list tables to see what exists.';
+  }
+}
+
+export interface ResponseFacts {
+  status: number;
+  bodyText: string;
+  operation: CallName;
+  /** 401 after a forced token refresh on a data call */
+  afterRefresh?: boolean;
+  /** calls per minute allowed for the operation, for the 429 hint */
+  limit?: number;
+  /** number of retries already made */
+  retries?: number;
+}
+
+/** The DqError for a non-success HTTP answer. */
+export function errorFromResponse(facts: ResponseFacts): DqError {
+  const { status, bodyText, operation } = facts;
+  const body = parseErrorBody(bodyText);
+  const type = str(body?.type);
+  const uuid = str(body?.uuid);
+  const details = detailsOf(body);
+  const label = operationLabel(operation);
+  const serverMessage = str(body?.message) ? redact(String(body?.message)) : undefined;
+  const said = serverMessage ?? (body ? undefined : bodyText.trim() ? `the gateway answered: ${excerpt(bodyText)}` : undefined);
+  const message = `${label} failed with HTTP ${status}${said ? `: ${said}` : ''}`;
+  const init = { status, type, uuid, operation, details };
+  const make = (kind: ErrorKind, hint: string): DqError => new DqError(kind, message, { ...init, hint });
+
+  if (type && (ACCOUNT_ERROR_TYPES as readonly string[]).includes(type)) {
+    return make('account', ACCOUNT_HINTS[type]);
+  }
+  if (operation === 'login') {
+    if (status === 400) {
+      return make('auth', 'The sign-in request was refused as malformed; check the base URL points at the gateway and the client ID and secret have no stray characters.');
+    }
+    if (status === 401 || status === 403) {
+      return make('auth', 'Check the client ID and secret; they may be wrong, revoked or for another region.');
+    }
+  }
+  if (status === 401) {
+    return make(
+      'auth',
+      facts.afterRefresh
+        ? 'The service refused a freshly issued token; check the client ID and secret and that these credentials may use this service.'
+        : 'Check the client ID and secret.',
+    );
+  }
+  if (status === 403) {
+    return make('auth', 'These credentials are not allowed to do this; check the API key\'s permissions and the scope used.');
+  }
+  if (status === 404) {
+    const kind = str(body?.kind) ?? defaultNotFoundKind(operation);
+    const id = str(body?.id);
+    return new DqError('notFound', message, {
+      ...init,
+      details: { ...(details ?? {}), ...(kind ? { kind } : {}) },
+      hint: notFoundHint(kind, id),
+    });
+  }
+  if (status === 400) {
+    const since = str(body?.since);
+    if (since || (type && /snapshot|range/i.test(type))) {
+      const until = str(body?.until);
+      const earliest = since ? ` The earliest allowed since is ${since}${until ? ` (data until ${until})` : ''}.` : '';
+      return make('snapshotRequired', `Run a full snapshot (omit since).${earliest}`);
+    }
+    const loc = body?.location;
+    let where = '';
+    if (loc && typeof loc === 'object') {
+      const l = loc as { line?: unknown; column?: unknown; character?: unknown };
+      where = ` The problem is at line ${String(l.line)}, column ${String(l.column)} (character ${String(l.character)}) of the request.`;
+    }
+    return make('validation', `Check the request's format, mode and since/until values.${where}`);
+  }
+  if (status === 429) {
+    const limit = facts.limit !== undefined ? ` (${facts.limit} calls a minute)` : '';
+    return make(
+      'rateLimited',
+      `The service's rate limit for this operation${limit} is used up, possibly by another client with the same credentials; wait a minute and try again, or ask the provider for higher limits.`,
+    );
+  }
+  if (status === 504) {
+    const tries = facts.retries ? ` after ${facts.retries} retries` : '';
+    return make('server', `The gateway timed out${tries}; try again in a few minutes.`);
+  }
+  if (status >= 500) {
+    const tries = facts.retries ? ` It failed again after ${facts.retries} retries.` : '';
+    return make('server', `The service had a problem.${tries} Try again later; if it persists, contact support${uuid ? ` quoting uuid ${uuid}` : ''}.`);
+  }
+  return make('server', 'The service gave an unexpected answer; try again, and contact support if it persists.');
+}
+
+/** The DqError for a failure before any HTTP status arrived. */
+export function errorFromNetwork(err: unknown, operation: CallName, target: string, signal?: AbortSignal): DqError {
+  if (err instanceof DqError) return err;
+  if (signal?.aborted || (err instanceof Error && err.name === 'AbortError')) {
+    return new DqError('cancelled', `${operationLabel(operation)} was cancelled`, { operation });
+  }
+  const code = errorCode(err);
+  const raw = err instanceof Error ? err.message : String(err);
+  const message = `${operationLabel(operation)} could not reach ${target}: ${redact(raw)}${code ? ` (${code})` : ''}`;
+  let hint = 'Check the network connection and proxy settings, then try again.';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') hint = 'Check the base URL\'s host name and your DNS or proxy settings.';
+  else if (code === 'ECONNREFUSED') hint = 'Nothing answered at that address; check the base URL and port, or the proxy.';
+  else if (code && /CERT|SSL|TLS|SELF_SIGNED/i.test(code)) hint = 'The TLS certificate was not accepted; check the URL, or the proxy\'s certificate settings (strict SSL).';
+  else if (code && /TIMEOUT/.test(code)) hint = 'The request timed out; try again, or check the network and proxy.';
+  return new DqError('network', message, { operation, hint, cause: err });
+}

@@ -1,0 +1,174 @@
+// Where one result object's bytes go while it downloads: a temporary file, written in order,
+// optionally gunzipped on the way, hashed as written. It looks at the object's first two
+// bytes to tell gzip (1f 8b) from anything else, whatever the name says. It can start over
+// (when a server ignores a Range request) and can be thrown away.
+
+import { createHash, type Hash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { createGunzip, type Gunzip } from 'node:zlib';
+import { isGzipMagic } from '../core/contract';
+
+export interface SinkResult {
+  /** bytes of the object received (compressed size) */
+  sourceBytes: number;
+  /** bytes of the file on disk */
+  fileBytes: number;
+  sha256: string;
+  /** whether the object is gzip */
+  sourceGzip: boolean;
+  /** whether the file on disk is gzip */
+  fileGzip: boolean;
+}
+
+export class ObjectFileSink {
+  private handle?: FileHandle;
+  private hash: Hash = createHash('sha256');
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private mode?: 'raw' | 'gunzip';
+  private gunzip?: Gunzip;
+  private gunzipError?: Error;
+  private pending: Promise<unknown> = Promise.resolve();
+  private sourceBytes = 0;
+  private fileBytes = 0;
+
+  constructor(
+    readonly tempPath: string,
+    private readonly decompress: boolean,
+  ) {}
+
+  /** Bytes of the object received so far: where a resumed download continues. */
+  get received(): number {
+    return this.sourceBytes;
+  }
+
+  async open(): Promise<void> {
+    this.handle = await fs.open(this.tempPath, 'w');
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    this.sourceBytes += chunk.length;
+    if (this.mode === undefined) {
+      this.head.push(chunk);
+      this.headBytes += chunk.length;
+      if (this.headBytes < 2) return;
+      const head = Buffer.concat(this.head);
+      this.head = [];
+      this.decide(head);
+      await this.push(head);
+      return;
+    }
+    await this.push(chunk);
+  }
+
+  /** Forgets everything received and empties the file. */
+  async restart(): Promise<void> {
+    this.dropGunzip();
+    await this.pending.catch(() => undefined);
+    this.pending = Promise.resolve();
+    await this.handle?.truncate(0);
+    this.hash = createHash('sha256');
+    this.head = [];
+    this.headBytes = 0;
+    this.mode = undefined;
+    this.gunzipError = undefined;
+    this.sourceBytes = 0;
+    this.fileBytes = 0;
+  }
+
+  /** Flushes everything and closes the file. */
+  async finish(): Promise<SinkResult> {
+    if (this.mode === undefined) {
+      const head = Buffer.concat(this.head);
+      this.head = [];
+      this.decide(head);
+      await this.push(head);
+    }
+    if (this.gunzip) {
+      const gz = this.gunzip;
+      await new Promise<void>((resolve, reject) => {
+        if (this.gunzipError) return reject(this.gunzipError);
+        gz.once('end', resolve);
+        gz.once('error', reject);
+        gz.end();
+      });
+      this.gunzip = undefined;
+    }
+    await this.pending;
+    if (this.gunzipError) throw this.gunzipError;
+    await this.handle?.sync().catch(() => undefined);
+    await this.handle?.close();
+    this.handle = undefined;
+    return {
+      sourceBytes: this.sourceBytes,
+      fileBytes: this.fileBytes,
+      sha256: this.hash.digest('hex'),
+      sourceGzip: this.mode === 'gunzip' || (this.mode === 'raw' && this.sourceWasGzip),
+      fileGzip: this.mode === 'raw' && this.sourceWasGzip,
+    };
+  }
+
+  /** Closes and deletes the temporary file. */
+  async discard(): Promise<void> {
+    this.dropGunzip();
+    await this.pending.catch(() => undefined);
+    await this.handle?.close().catch(() => undefined);
+    this.handle = undefined;
+    await fs.rm(this.tempPath, { force: true });
+  }
+
+  private sourceWasGzip = false;
+
+  private decide(head: Buffer): void {
+    this.sourceWasGzip = isGzipMagic(head);
+    if (this.sourceWasGzip && this.decompress) {
+      this.mode = 'gunzip';
+      const gz = createGunzip();
+      gz.on('data', (out: Buffer) => this.toFile(out));
+      gz.on('error', (err: Error) => {
+        this.gunzipError = new Error(`the object is not valid gzip: ${err.message}`);
+      });
+      this.gunzip = gz;
+    } else {
+      this.mode = 'raw';
+    }
+  }
+
+  private async push(bytes: Buffer): Promise<void> {
+    if (bytes.length === 0) return;
+    if (this.mode === 'gunzip' && this.gunzip) {
+      if (this.gunzipError) throw this.gunzipError;
+      const gz = this.gunzip;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          gz.off('error', done);
+          resolve();
+        };
+        gz.once('error', done);
+        gz.write(bytes, done);
+      });
+      if (this.gunzipError) throw this.gunzipError;
+    } else {
+      this.toFile(bytes);
+    }
+    await this.pending;
+  }
+
+  private toFile(bytes: Buffer): void {
+    const handle = this.handle;
+    if (!handle) throw new Error('the download file is not open');
+    this.hash.update(bytes);
+    this.fileBytes += bytes.length;
+    this.pending = this.pending.then(() => handle.write(bytes));
+  }
+
+  private dropGunzip(): void {
+    if (this.gunzip) {
+      this.gunzip.removeAllListeners('data');
+      this.gunzip.on('error', () => undefined);
+      this.gunzip.destroy();
+      this.gunzip = undefined;
+    }
+  }
+}

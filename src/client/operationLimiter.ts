@@ -1,0 +1,183 @@
+// Client-side pre-filter for the service's per-operation rate limits. Each operation keeps a
+// sliding log of start times: a call may start only while fewer than N starts lie in the
+// last windowMs, so no window of that length ever holds more than N starts (a token bucket
+// of size N can let 2N through). User calls go before background polling; a 429 closes a
+// per-operation pause gate until its Retry-After has passed. The server stays the authority.
+
+import type { Clock } from '../core/clock';
+import type { Operation } from '../core/contract';
+import { nullLogger, type Logger } from '../core/logger';
+import { DqError } from './errors';
+import type { BudgetSnapshot, Priority } from './types';
+
+interface Waiter {
+  priority: Priority;
+  seq: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+  cleanup: () => void;
+}
+
+interface OperationState {
+  limit: number;
+  starts: number[];
+  queue: Waiter[];
+  pausedUntil: number;
+  pumping: boolean;
+  /** wakes the pump's current sleep early */
+  wake?: AbortController;
+}
+
+export interface OperationLimiterOptions {
+  limits: Readonly<Record<Operation, number>>;
+  windowMs: number;
+  clock: Clock;
+  logger?: Logger;
+}
+
+export interface AcquireOptions {
+  priority?: Priority;
+  signal?: AbortSignal;
+}
+
+export class OperationLimiter {
+  private readonly states = new Map<Operation, OperationState>();
+  private readonly windowMs: number;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private seq = 0;
+
+  constructor(options: OperationLimiterOptions) {
+    this.windowMs = options.windowMs;
+    this.clock = options.clock;
+    this.logger = options.logger ?? nullLogger;
+    for (const [op, limit] of Object.entries(options.limits) as [Operation, number][]) {
+      if (!Number.isInteger(limit) || limit < 1) {
+        throw new DqError('usage', `The rate limit for ${op} must be a whole number of at least 1, not ${String(limit)}`);
+      }
+      this.states.set(op, { limit, starts: [], queue: [], pausedUntil: 0, pumping: false });
+    }
+    if (!(this.windowMs > 0)) throw new DqError('usage', 'The rate window must be a positive number of milliseconds');
+  }
+
+  /** Resolves when `operation` may start one call; the start is counted at that moment. */
+  acquire(operation: Operation, options: AcquireOptions = {}): Promise<void> {
+    const state = this.state(operation);
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(cancelled(operation));
+    const priority = options.priority ?? 'user';
+    this.prune(state);
+    const canGoNow =
+      state.queue.length === 0 && this.clock.now() >= state.pausedUntil && state.starts.length < state.limit;
+    if (canGoNow) {
+      state.starts.push(this.clock.now());
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        priority,
+        seq: this.seq++,
+        resolve,
+        reject,
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      };
+      const onAbort = (): void => {
+        const i = state.queue.indexOf(waiter);
+        if (i >= 0) state.queue.splice(i, 1);
+        waiter.cleanup();
+        reject(cancelled(operation));
+        state.wake?.abort();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.enqueue(state, waiter);
+      this.pump(operation, state);
+    });
+  }
+
+  /** Closes `operation`'s gate for `ms` (a 429's Retry-After or the default); never shortens a pause. */
+  pause(operation: Operation, ms: number): void {
+    const state = this.state(operation);
+    const until = this.clock.now() + Math.max(0, ms);
+    if (until > state.pausedUntil) {
+      state.pausedUntil = until;
+      this.logger.warn(`rate limited: pausing ${operation} for ${Math.ceil(ms / 1000)} s`);
+      state.wake?.abort();
+    }
+  }
+
+  /** Remaining budget per operation, for status displays. */
+  snapshot(): BudgetSnapshot[] {
+    const now = this.clock.now();
+    return [...this.states.entries()].map(([operation, state]) => {
+      this.prune(state);
+      const remaining = Math.max(0, state.limit - state.starts.length);
+      const resetInMs = remaining > 0 ? 0 : Math.max(0, state.starts[0] + this.windowMs - now);
+      return {
+        operation,
+        limit: state.limit,
+        remaining,
+        resetInMs,
+        pausedForMs: Math.max(0, state.pausedUntil - now),
+      };
+    });
+  }
+
+  private state(operation: Operation): OperationState {
+    const state = this.states.get(operation);
+    if (!state) throw new DqError('usage', `Unknown operation ${operation}`);
+    return state;
+  }
+
+  private prune(state: OperationState): void {
+    const cutoff = this.clock.now() - this.windowMs;
+    while (state.starts.length > 0 && state.starts[0] <= cutoff) state.starts.shift();
+  }
+
+  private enqueue(state: OperationState, waiter: Waiter): void {
+    // user before background; first come first served within a priority
+    const rank = (w: Waiter): number => (w.priority === 'user' ? 0 : 1);
+    let i = state.queue.length;
+    while (i > 0 && rank(state.queue[i - 1]) > rank(waiter)) i--;
+    state.queue.splice(i, 0, waiter);
+  }
+
+  private pump(operation: Operation, state: OperationState): void {
+    if (state.pumping) {
+      state.wake?.abort(); // re-evaluate with the new waiter
+      return;
+    }
+    state.pumping = true;
+    void this.runPump(operation, state).finally(() => {
+      state.pumping = false;
+      state.wake = undefined;
+    });
+  }
+
+  private async runPump(_operation: Operation, state: OperationState): Promise<void> {
+    while (state.queue.length > 0) {
+      this.prune(state);
+      const now = this.clock.now();
+      while (state.queue.length > 0 && now >= state.pausedUntil && state.starts.length < state.limit) {
+        const waiter = state.queue.shift() as Waiter;
+        waiter.cleanup();
+        state.starts.push(now);
+        waiter.resolve();
+      }
+      if (state.queue.length === 0) return;
+      const windowFreeAt = state.starts.length >= state.limit ? state.starts[0] + this.windowMs : now;
+      const wakeAt = Math.max(state.pausedUntil, windowFreeAt);
+      const wake = new AbortController();
+      state.wake = wake;
+      try {
+        await this.clock.sleep(Math.max(0, wakeAt - now), wake.signal);
+      } catch {
+        /* woken early: re-evaluate */
+      }
+      state.wake = undefined;
+    }
+  }
+}
+
+function cancelled(operation: Operation): DqError {
+  return new DqError('cancelled', `Waiting to call ${operation} was cancelled`, { operation });
+}

@@ -1,0 +1,68 @@
+// Builds the service's URLs from the base URL, the data prefix and encoded path segments,
+// and refuses plain http to anything but this machine unless the caller opted in.
+
+import { OPERATION_ROUTES, TOKEN_PATH, type Operation } from '../core/contract';
+import { DqError } from './errors';
+
+/** localhost, 127.0.0.0/8 and ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
+  if (/^::ffff:127\./.test(host)) return true;
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return m !== null && Number(m[1]) === 127 && m.slice(2).every((p) => Number(p) <= 255);
+}
+
+/** Parses and checks a URL the client is about to call. */
+export function checkUrl(raw: string, allowInsecureHttp: boolean, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new DqError('usage', `The ${what} is not a valid URL`, { hint: 'Use a full URL such as https://api.example.com.' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new DqError('usage', `The ${what} must use https (it uses ${url.protocol})`, { hint: 'Use a URL starting with https://.' });
+  }
+  if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
+    throw new DqError('insecure', `Refusing plain http to ${url.host}: credentials and data would travel unencrypted`, {
+      hint: 'Use https://, or explicitly allow insecure http for this connection if you trust the network.',
+    });
+  }
+  return url;
+}
+
+export interface ServiceUrlsOptions {
+  baseUrl: string;
+  dataPrefix: string;
+}
+
+export class ServiceUrls {
+  readonly base: string;
+  readonly prefix: string;
+
+  constructor(options: ServiceUrlsOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.prefix = options.dataPrefix.replace(/^\/+|\/+$/g, '');
+  }
+
+  login(): string {
+    return `${this.base}${TOKEN_PATH}`;
+  }
+
+  /** The URL of `operation` with its path parameters encoded and an optional `scope`. */
+  operation(operation: Operation, params: Record<string, string> = {}, scope?: string): string {
+    const template = OPERATION_ROUTES[operation].template;
+    const path = template.replace(/\{(\w+)\}/g, (_m, name: string) => {
+      const value = params[name];
+      if (value === undefined || value === '') {
+        throw new DqError('usage', `Missing ${name} for ${operation}`, { operation });
+      }
+      return encodeURIComponent(value);
+    });
+    const prefix = this.prefix ? `/${this.prefix.split('/').map(encodeURIComponent).join('/')}` : '';
+    const query = scope ? `?scope=${encodeURIComponent(scope)}` : '';
+    return `${this.base}${prefix}${path}${query}`;
+  }
+}
