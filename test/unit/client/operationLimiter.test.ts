@@ -1,0 +1,146 @@
+import * as assert from 'node:assert/strict';
+import { DEFAULT_RATE_LIMITS, type Operation } from '../../../src/core/contract';
+import { isDqError } from '../../../src/client/errors';
+import { OperationLimiter } from '../../../src/client/operationLimiter';
+import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
+
+const WINDOW = 60_000;
+
+function limiterWith(clock: FakeClock, limits: Partial<Record<Operation, number>>): OperationLimiter {
+  return new OperationLimiter({ limits: { ...DEFAULT_RATE_LIMITS, ...limits }, windowMs: WINDOW, clock });
+}
+
+/** Seeded pseudo-random numbers, so a failing run can be repeated. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** The largest number of starts in any half-open window [t, t + WINDOW). */
+function busiestWindow(starts: number[]): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let best = 0;
+  let j = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    while (j < sorted.length && sorted[j] < sorted[i] + WINDOW) j++;
+    best = Math.max(best, j - i);
+  }
+  return best;
+}
+
+describe('OperationLimiter', () => {
+  it('never lets more than N starts into any window over a long randomized run, per operation', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { listTables: 5, createJob: 3 });
+    const random = seeded(42);
+    const starts: Record<string, number[]> = { listTables: [], createJob: [] };
+    const calls: Promise<void>[] = [];
+    for (let step = 0; step < 400; step++) {
+      // bursts of arrivals at random moments, well above the limit on average
+      const arrivals = Math.floor(random() * 3);
+      for (let k = 0; k < arrivals; k++) {
+        const op: Operation = random() < 0.5 ? 'listTables' : 'createJob';
+        calls.push(limiter.acquire(op, { priority: random() < 0.3 ? 'background' : 'user' }).then(() => {
+          starts[op].push(clock.now());
+        }));
+      }
+      await clock.advance(Math.floor(random() * 9_000));
+    }
+    // let the queues drain
+    for (let i = 0; i < 400 && clock.pending > 0; i++) await clock.advance(WINDOW);
+    await Promise.all(calls);
+    assert.equal(starts.listTables.length + starts.createJob.length, calls.length, 'every call eventually started');
+    assert.ok(starts.listTables.length > 50 && starts.createJob.length > 50, 'the run exercised both operations');
+    assert.equal(busiestWindow(starts.listTables), 5);
+    assert.equal(busiestWindow(starts.createJob), 3);
+  });
+
+  it('keeps operations independent: one at its limit does not delay another', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { listTables: 2 });
+    await limiter.acquire('listTables');
+    await limiter.acquire('listTables');
+    let thirdStarted = false;
+    void limiter.acquire('listTables').then(() => (thirdStarted = true));
+    let schemaStarted = false;
+    void limiter.acquire('getSchema').then(() => (schemaStarted = true));
+    await flushMicrotasks();
+    assert.equal(schemaStarted, true);
+    assert.equal(thirdStarted, false);
+    await clock.advance(WINDOW - 1);
+    assert.equal(thirdStarted, false, 'still inside the window of the first start');
+    await clock.advance(1);
+    assert.equal(thirdStarted, true);
+  });
+
+  it('starts user calls before background calls that were waiting longer', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { getJob: 1 });
+    await limiter.acquire('getJob');
+    const order: string[] = [];
+    const waits = [
+      limiter.acquire('getJob', { priority: 'background' }).then(() => order.push('bg1')),
+      limiter.acquire('getJob', { priority: 'background' }).then(() => order.push('bg2')),
+      limiter.acquire('getJob', { priority: 'user' }).then(() => order.push('user1')),
+      limiter.acquire('getJob', { priority: 'user' }).then(() => order.push('user2')),
+    ];
+    await clock.run(Promise.all(waits));
+    assert.deepEqual(order, ['user1', 'user2', 'bg1', 'bg2']);
+  });
+
+  it('cancels a waiting call without using its slot', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { createJob: 1 });
+    await limiter.acquire('createJob');
+    const controller = new AbortController();
+    const cancelled = limiter.acquire('createJob', { signal: controller.signal });
+    let nextStartedAt: number | undefined;
+    const next = limiter.acquire('createJob').then(() => (nextStartedAt = clock.now()));
+    controller.abort();
+    await assert.rejects(cancelled, (err: unknown) => isDqError(err) && err.kind === 'cancelled');
+    const t0 = clock.now();
+    await clock.run(next);
+    assert.equal(nextStartedAt, t0 + WINDOW, 'the next caller got the slot the cancelled one gave up');
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const limiter = limiterWith(new FakeClock(), {});
+    await assert.rejects(limiter.acquire('getJob', { signal: AbortSignal.abort() }), (err: unknown) => isDqError(err) && err.kind === 'cancelled');
+  });
+
+  it('a pause holds back only its own operation until it ends', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, {});
+    limiter.pause('listTables', 12_000);
+    let listedAt: number | undefined;
+    const t0 = clock.now();
+    const list = limiter.acquire('listTables').then(() => (listedAt = clock.now()));
+    let schemaAt: number | undefined;
+    void limiter.acquire('getSchema').then(() => (schemaAt = clock.now()));
+    await flushMicrotasks();
+    assert.equal(schemaAt, t0);
+    assert.equal(listedAt, undefined);
+    assert.equal(limiter.snapshot().find((b) => b.operation === 'listTables')?.pausedForMs, 12_000);
+    await clock.run(list);
+    assert.equal(listedAt, t0 + 12_000);
+  });
+
+  it('reports the remaining budget and when it resets', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { listTables: 2 });
+    await limiter.acquire('listTables');
+    await clock.advance(10_000);
+    await limiter.acquire('listTables');
+    const b = limiter.snapshot().find((s) => s.operation === 'listTables');
+    assert.deepEqual(b, { operation: 'listTables', limit: 2, remaining: 0, resetInMs: 50_000, pausedForMs: 0 });
+    await clock.advance(50_000);
+    assert.equal(limiter.snapshot().find((s) => s.operation === 'listTables')?.remaining, 1);
+  });
+
+  it('refuses a limit below one', () => {
+    assert.throws(() => limiterWith(new FakeClock(), { getJob: 0 }), (err: unknown) => isDqError(err) && err.kind === 'usage');
+  });
+});

@@ -1,0 +1,147 @@
+import * as assert from 'node:assert/strict';
+import { isDqError } from '../../../src/client/errors';
+import { backoffDelayMs, parseRetryAfter } from '../../../src/client/retryPolicy';
+import { makeFixture } from './clientFixture';
+
+const SCHEMA = '/dap/query/canvas/table/accounts/schema';
+const CREATE = '/dap/query/canvas/table/accounts/data';
+const schemaOk = { status: 200, body: { version: 2, schema: { type: 'object' } } };
+
+describe('retries', () => {
+  it('backoff ceilings grow exponentially up to the cap, with full jitter inside [0, ceiling)', () => {
+    const policy = { maxRetries: 10, baseMs: 500, maxMs: 30_000 };
+    const ceilings = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelayMs(n, { ...policy, random: () => 0.999999 }));
+    assert.deepEqual(ceilings, [499, 999, 1999, 3999, 7999, 15999, 29999, 29999]);
+    for (let n = 0; n < 8; n++) {
+      assert.equal(backoffDelayMs(n, { ...policy, random: () => 0 }), 0);
+      const half = backoffDelayMs(n, { ...policy, random: () => 0.5 });
+      assert.ok(half >= 0 && half < ceilings[n] + 1);
+    }
+  });
+
+  it('retries 502, 503, 504 and 500 with growing waits, then succeeds', async () => {
+    const statuses = [502, 503, 504, 500];
+    const { gateway, client, clock } = makeFixture({ random: () => 0.999 });
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n <= statuses.length ? { status: statuses[n - 1], body: n === 3 ? { error: { message: 'timeout' } } : '<html>bad gateway</html>' } : schemaOk));
+    const schema = await clock.run(client.getSchema('canvas', 'accounts'));
+    assert.equal(schema.version, 2);
+    assert.equal(gateway.seen('GET', SCHEMA).length, 5);
+    const waits = clock.sleeps.filter((ms) => ms > 0);
+    assert.equal(waits.length, 4);
+    for (let i = 1; i < waits.length; i++) assert.ok(waits[i] > waits[i - 1], `waits grow: ${waits.join(', ')}`);
+  });
+
+  it('stops after maxRetries and reports the last failure', async () => {
+    const { gateway, client, clock } = makeFixture({ maxRetries: 2 });
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, () => ({ status: 504, body: { error: { message: 'Endpoint request timed out' } } }));
+    const err = await clock.run(client.getSchema('canvas', 'accounts')).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.equal(err.kind, 'server');
+    assert.equal(err.status, 504);
+    assert.match(err.describe(), /timed out/);
+    assert.equal(gateway.seen('GET', SCHEMA).length, 3);
+  });
+
+  it('retries a dropped connection on an idempotent call', async () => {
+    const { gateway, client, clock, logger } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? 'drop' : schemaOk));
+    await clock.run(client.getSchema('canvas', 'accounts'));
+    assert.equal(gateway.seen('GET', SCHEMA).length, 2);
+    assert.ok(logger.lines.some((l) => /^info .*connection dropped, retry 1/.test(l)));
+  });
+
+  it('a dropped connection that never recovers ends as a network error', async () => {
+    const { gateway, client, clock } = makeFixture({ maxRetries: 1 });
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, () => 'drop');
+    const err = await clock.run(client.getSchema('canvas', 'accounts')).catch((e: unknown) => e);
+    assert.ok(isDqError(err) && err.kind === 'network', String(err));
+    assert.equal(gateway.seen('GET', SCHEMA).length, 2);
+  });
+
+  it('retries createJob on 5xx (identical requests return the same job) but not on 400 or 404', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('POST', CREATE, (_r, n) => (n === 1 ? { status: 503, body: '' } : { status: 202, body: { id: 'j1', status: 'waiting' } }));
+    const job = await clock.run(client.createJob('canvas', 'accounts', { format: 'jsonl' }));
+    assert.equal(job.id, 'j1');
+    assert.equal(gateway.seen('POST', CREATE).length, 2);
+    assert.equal(gateway.seen('POST', CREATE)[1].body, gateway.seen('POST', CREATE)[0].body, 'the retry is the identical request');
+
+    for (const status of [400, 404]) {
+      const f = makeFixture();
+      f.gateway.onLogin(() => f.clock.now()).on('POST', CREATE, () => ({ status, body: { error: { message: 'no' } } }));
+      await assert.rejects(f.clock.run(f.client.createJob('canvas', 'accounts', { format: 'csv' })));
+      assert.equal(f.gateway.seen('POST', CREATE).length, 1, `no retry on ${status}`);
+    }
+  });
+
+  it('a 429 pauses that operation for Retry-After seconds, then retries; other operations go on', async () => {
+    const { gateway, client, clock, logger } = makeFixture();
+    gateway
+      .onLogin(() => clock.now())
+      .on('GET', '/dap/query/canvas/table', (_r, n) => (n === 1 ? { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '7' } } : { status: 200, body: { tables: ['x'] } }))
+      .on('GET', SCHEMA, () => schemaOk);
+    const t0 = clock.now();
+    let listedAt: number | undefined;
+    const listing = client.listTables('canvas').then((t) => ((listedAt = clock.now()), t));
+    await clock.advance(0);
+    await clock.advance(0);
+    const budget = client.budgets().find((b) => b.operation === 'listTables');
+    assert.equal(budget?.pausedForMs, 7_000);
+    await client.getSchema('canvas', 'accounts'); // not held back
+    assert.equal(clock.now(), t0);
+    await clock.run(listing);
+    assert.equal(listedAt, t0 + 7_000);
+    assert.ok(logger.lines.some((l) => /^warn .*429/.test(l)));
+  });
+
+  it('a 429 with an HTTP-date Retry-After waits until that date', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? { status: 429, body: '', headers: { 'retry-after': new Date(clock.now() + 20_000).toUTCString() } } : schemaOk));
+    const t0 = clock.now();
+    await clock.run(client.getSchema('canvas', 'accounts'));
+    const [, second] = gateway.seen('GET', SCHEMA);
+    assert.ok(second);
+    assert.equal(clock.now() - t0, 20_000);
+  });
+
+  it('a 429 without Retry-After waits the configured default', async () => {
+    const { gateway, client, clock } = makeFixture({ defaultRetryAfterMs: 30_000 });
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? { status: 429, body: '' } : schemaOk));
+    const t0 = clock.now();
+    await clock.run(client.getSchema('canvas', 'accounts'));
+    assert.equal(clock.now() - t0, 30_000);
+  });
+
+  it('repeated 429s end as rateLimited with a hint to wait or raise limits', async () => {
+    const { gateway, client, clock } = makeFixture({ maxRetries: 2 });
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, () => ({ status: 429, body: { error: { message: 'Too many', uuid: 'u-429' } }, headers: { 'retry-after': '1' } }));
+    const err = await clock.run(client.getSchema('canvas', 'accounts')).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.equal(err.kind, 'rateLimited');
+    assert.equal(err.uuid, 'u-429');
+    assert.match(err.hint ?? '', /wait/);
+    assert.match(err.hint ?? '', /higher limits/);
+    assert.equal(gateway.seen('GET', SCHEMA).length, 3);
+  });
+
+  it('parses Retry-After seconds and dates', () => {
+    const now = Date.UTC(2026, 0, 1);
+    assert.equal(parseRetryAfter('12', now), 12_000);
+    assert.equal(parseRetryAfter(new Date(now + 90_000).toUTCString(), now), 90_000);
+    assert.equal(parseRetryAfter(new Date(now - 5_000).toUTCString(), now), 0);
+    assert.equal(parseRetryAfter('soon', now), undefined);
+    assert.equal(parseRetryAfter(undefined, now), undefined);
+  });
+
+  it('a cancelled call stops waiting between retries', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, () => ({ status: 503, body: '' }));
+    const controller = new AbortController();
+    const call = client.getSchema('canvas', 'accounts', { signal: controller.signal });
+    await clock.advance(0);
+    await clock.advance(0);
+    controller.abort();
+    await assert.rejects(call, (e: unknown) => isDqError(e) && e.kind === 'cancelled');
+    assert.equal(gateway.seen('GET', SCHEMA).length, 1);
+  });
+});

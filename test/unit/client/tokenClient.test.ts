@@ -1,0 +1,127 @@
+import * as assert from 'node:assert/strict';
+import { isDqError } from '../../../src/client/errors';
+import { jwtExpiryMs } from '../../../src/client/tokenClient';
+import { fakeJwt } from '../../support/mockGateway';
+import { CLIENT_ID, CLIENT_SECRET, makeFixture } from './clientFixture';
+
+const TABLES = '/dap/query/canvas/table';
+
+describe('tokens', () => {
+  it('logs in with Basic credentials and the client-credentials grant, then sends Bearer and a User-Agent', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, () => ({ status: 200, body: { tables: ['accounts'] } }));
+    assert.deepEqual(await client.listTables('canvas'), ['accounts']);
+    const [login] = gateway.seen('POST', '/ids/auth/login');
+    assert.equal(login.headers.authorization, `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`);
+    assert.equal(login.headers['content-type'], 'application/x-www-form-urlencoded');
+    assert.equal(login.body, 'grant_type=client_credentials');
+    const [call] = gateway.seen('GET', TABLES);
+    assert.match(call.headers.authorization, /^Bearer eyJ/);
+    assert.equal(call.headers['x-svcauth'], undefined);
+    assert.match(call.headers['user-agent'], /^data-query-explorer\/\d+\.\d+\.\d+/);
+  });
+
+  it('many concurrent calls share one login', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', '/dap/query/canvas/table/t/schema', () => ({ status: 200, body: { version: 1, schema: {} } }));
+    await Promise.all(Array.from({ length: 20 }, () => client.getSchema('canvas', 't')));
+    assert.equal(gateway.logins(), 1);
+  });
+
+  it('refreshes ahead of the JWT exp, not after, and reuses the token before that', async () => {
+    const { gateway, client, clock } = makeFixture({ tokenRefreshMarginMs: 60_000 });
+    gateway.onLogin(() => clock.now(), 3600).on('GET', TABLES, () => ({ status: 200, body: { tables: [] } }));
+    await client.listTables('canvas');
+    await clock.advance(3600_000 - 61_000); // 61 s before exp
+    await clock.run(client.listTables('canvas'));
+    assert.equal(gateway.logins(), 1, 'still valid beyond the margin');
+    await clock.advance(2_000); // 59 s before exp: inside the margin
+    await clock.run(client.listTables('canvas'));
+    assert.equal(gateway.logins(), 2);
+    const bearer = gateway.seen('GET', TABLES).map((r) => r.headers.authorization);
+    assert.equal(bearer[0], bearer[1]);
+    assert.notEqual(bearer[1], bearer[2]);
+  });
+
+  it('uses expires_in when the token carries no exp', async () => {
+    const { gateway, client, clock } = makeFixture({ tokenRefreshMarginMs: 10_000 });
+    gateway
+      .on('POST', '/ids/auth/login', () => ({ status: 200, body: { access_token: 'opaque-token', expires_in: 120 } }))
+      .on('GET', TABLES, () => ({ status: 200, body: { tables: [] } }));
+    await client.listTables('canvas');
+    await clock.advance(105_000);
+    await client.listTables('canvas');
+    assert.equal(gateway.logins(), 1);
+    await clock.advance(10_000);
+    await clock.run(client.listTables('canvas'));
+    assert.equal(gateway.logins(), 2);
+  });
+
+  it('a 401 on a data call forces exactly one refresh and one retry', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, (_r, n) => (n === 1 ? { status: 401, body: { error: { message: 'expired' } } } : { status: 200, body: { tables: ['a'] } }));
+    assert.deepEqual(await clock.run(client.listTables('canvas')), ['a']);
+    assert.equal(gateway.logins(), 2);
+    assert.equal(gateway.seen('GET', TABLES).length, 2);
+  });
+
+  it('a second 401 after the refresh fails with auth and says what to check', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, () => ({ status: 401, body: { error: { message: 'nope', uuid: 'u-401' } } }));
+    const err = await clock.run(client.listTables('canvas')).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.equal(err.kind, 'auth');
+    assert.equal(err.status, 401);
+    assert.match(err.hint ?? '', /client ID and secret/);
+    assert.equal(gateway.logins(), 2);
+    assert.equal(gateway.seen('GET', TABLES).length, 2);
+  });
+
+  for (const status of [400, 401, 403]) {
+    it(`login ${status} is an auth error naming the credentials, without echoing them`, async () => {
+      const { gateway, client, clock, logger } = makeFixture();
+      gateway.on('POST', '/ids/auth/login', () => ({ status, body: { error: { type: 'Unauthorized', message: 'bad client', uuid: 'u-login' } } }));
+      const err = await clock.run(client.testConnection()).catch((e: unknown) => e);
+      assert.ok(isDqError(err));
+      assert.equal(err.kind, 'auth');
+      assert.equal(err.uuid, 'u-login');
+      assert.match(err.hint ?? '', /client ID and secret/);
+      const everything = `${err.describe()}\n${logger.lines.join('\n')}`;
+      assert.ok(!everything.includes(CLIENT_SECRET));
+      assert.ok(!everything.includes(Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')));
+      assert.equal(gateway.logins(), 1, 'credential errors are not retried');
+    });
+  }
+
+  it('testConnection always fetches a new token', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now());
+    await client.testConnection();
+    await client.testConnection();
+    assert.equal(gateway.logins(), 2);
+  });
+
+  it('a login answer without access_token is an invalidResponse that does not echo the body', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.on('POST', '/ids/auth/login', () => ({ status: 200, body: { token: 'eyJsecretish.abcdefgh.ijklmnop' } }));
+    const err = await clock.run(client.testConnection()).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.equal(err.kind, 'invalidResponse');
+    assert.ok(!err.describe().includes('eyJsecretish'));
+  });
+
+  it('never writes a token into the log', async () => {
+    const { gateway, client, clock, logger } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, (_r, n) => (n === 1 ? { status: 401, body: {} } : { status: 200, body: { tables: [] } }));
+    await clock.run(client.listTables('canvas'));
+    const tokens = gateway.seen('GET', TABLES).map((r) => r.headers.authorization.slice('Bearer '.length));
+    assert.ok(logger.lines.length > 0);
+    for (const token of tokens) assert.ok(!logger.lines.join('\n').includes(token));
+  });
+
+  it('reads exp from a JWT payload and ignores tokens that are not JWTs', () => {
+    assert.equal(jwtExpiryMs(fakeJwt({ exp: 1_800_000_000 })), 1_800_000_000_000);
+    assert.equal(jwtExpiryMs('not-a-jwt'), undefined);
+    assert.equal(jwtExpiryMs('a.!!!.c'), undefined);
+  });
+});
