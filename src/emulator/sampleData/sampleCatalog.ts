@@ -1,0 +1,47 @@
+// The emulator's namespaces and tables. Namespaces can be restricted by option; the `rows`
+// option sizes `canvas_logs.web_logs`.
+
+import { canvasTables } from './canvasTables';
+import { catalogTables } from './catalogTables';
+import { logTables } from './logTables';
+import { newQuizzesTables } from './newQuizzesTables';
+import type { TableDef } from './tableModel';
+
+export const SAMPLE_NAMESPACES = ['canvas', 'canvas_logs', 'catalog', 'new_quizzes'] as const;
+
+export class SampleCatalog {
+  private readonly byNamespace = new Map<string, Map<string, TableDef>>();
+
+  constructor(options: { rows?: number; namespaces?: readonly string[] } = {}) {
+    const all = [...canvasTables(), ...logTables(options.rows), ...catalogTables(), ...newQuizzesTables()];
+    const wanted = new Set(options.namespaces ?? SAMPLE_NAMESPACES);
+    for (const ns of wanted) {
+      if (!SAMPLE_NAMESPACES.includes(ns as (typeof SAMPLE_NAMESPACES)[number])) {
+        throw new Error(`Unknown sample namespace "${ns}"; choose from ${SAMPLE_NAMESPACES.join(', ')}.`);
+      }
+    }
+    for (const table of all) {
+      if (!wanted.has(table.namespace)) continue;
+      let tables = this.byNamespace.get(table.namespace);
+      if (!tables) this.byNamespace.set(table.namespace, (tables = new Map()));
+      tables.set(table.name, table);
+    }
+  }
+
+  namespaces(): string[] {
+    return [...this.byNamespace.keys()];
+  }
+
+  hasNamespace(ns: string): boolean {
+    return this.byNamespace.has(ns);
+  }
+
+  tables(ns: string): string[] | undefined {
+    const tables = this.byNamespace.get(ns);
+    return tables ? [...tables.keys()].sort() : undefined;
+  }
+
+  table(ns: string, name: string): TableDef | undefined {
+    return this.byNamespace.get(ns)?.get(name);
+  }
+}
