@@ -1,0 +1,129 @@
+import * as assert from 'node:assert/strict';
+import { isDqError } from '../../../src/client/errors';
+import { JobPoller } from '../../../src/client/jobPoller';
+import type { JobRecord, JobStatus } from '../../../src/core/contract';
+import { FakeClock } from '../../support/fakeClock';
+import { makeFixture } from './clientFixture';
+
+/** A fetchJob that follows a script of statuses per job and records when it was asked. */
+function scripted(clock: FakeClock, script: Record<string, JobStatus[]>) {
+  const polls: { jobId: string; at: number }[] = [];
+  const fetchJob = async (jobId: string): Promise<JobRecord> => {
+    polls.push({ jobId, at: clock.now() });
+    const steps = script[jobId];
+    const n = polls.filter((p) => p.jobId === jobId).length;
+    const status = steps[Math.min(n, steps.length) - 1];
+    return status === 'complete' ? { id: jobId, status, objects: [{ id: `${jobId}-o` }] } : { id: jobId, status };
+  };
+  return { polls, fetchJob };
+}
+
+describe('JobPoller', () => {
+  it('backs off from 1 s to 30 s while nothing changes and starts over when the status changes', async () => {
+    const clock = new FakeClock();
+    const statuses: JobStatus[] = [...Array(8).fill('waiting'), ...Array(3).fill('running'), 'complete'];
+    const { polls, fetchJob } = scripted(clock, { j: statuses });
+    const poller = new JobPoller({ fetchJob, clock });
+    const updates: string[] = [];
+    const t0 = clock.now();
+    const job = await clock.run(poller.watch('j', { onUpdate: (r) => updates.push(r.status) }));
+    assert.equal(job.status, 'complete');
+    const gaps = polls.slice(1).map((p, i) => (p.at - polls[i].at) / 1000);
+    assert.deepEqual(gaps, [1, 2, 4, 8, 16, 30, 30, 30, 1, 2, 4]);
+    assert.equal(polls[0].at, t0, 'the first poll is immediate');
+    assert.deepEqual(updates, ['waiting', 'running', 'complete']);
+  });
+
+  it('polls many jobs from one loop with a single pending timer', async () => {
+    const clock = new FakeClock();
+    const script: Record<string, JobStatus[]> = {};
+    for (let i = 0; i < 6; i++) script[`j${i}`] = [...Array(i + 2).fill('running'), 'complete'];
+    const { fetchJob } = scripted(clock, script);
+    const poller = new JobPoller({ fetchJob, clock });
+    const all = Promise.all(Object.keys(script).map((id) => poller.watch(id)));
+    for (let step = 0; step < 5; step++) {
+      await clock.advance(1_000);
+      assert.ok(clock.pending <= 1, `one timer for all jobs, saw ${clock.pending}`);
+    }
+    const done = await clock.run(all);
+    assert.deepEqual(done.map((j) => j.status), Array(6).fill('complete'));
+    assert.equal(poller.size, 0);
+    assert.equal(clock.pending, 0, 'the loop ends when nothing is watched');
+  });
+
+  it('two waiters on the same job share its polls', async () => {
+    const clock = new FakeClock();
+    const { polls, fetchJob } = scripted(clock, { j: ['running', 'running', 'complete'] });
+    const poller = new JobPoller({ fetchJob, clock });
+    const [a, b] = await clock.run(Promise.all([poller.watch('j'), poller.watch('j')]));
+    assert.equal(a.id, b.id);
+    assert.equal(polls.length, 3);
+  });
+
+  it('a failed job rejects with jobFailed carrying the job error type, uuid and message', async () => {
+    const clock = new FakeClock();
+    const poller = new JobPoller({
+      clock,
+      fetchJob: async (id) => ({ id, status: 'failed', error: { type: 'QueryError', uuid: 'u-job', message: 'column overflow' } }),
+    });
+    const err = await clock.run(poller.watch('j')).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.equal(err.kind, 'jobFailed');
+    assert.equal(err.type, 'QueryError');
+    assert.equal(err.uuid, 'u-job');
+    assert.match(err.message, /column overflow/);
+    assert.match(err.describe(), /uuid u-job/);
+  });
+
+  it('cancelling one waiter stops polling when no one else waits', async () => {
+    const clock = new FakeClock();
+    const { polls, fetchJob } = scripted(clock, { j: ['running'] });
+    const poller = new JobPoller({ fetchJob, clock });
+    const controller = new AbortController();
+    const wait = poller.watch('j', { signal: controller.signal });
+    await clock.advance(3_000);
+    controller.abort();
+    await assert.rejects(wait, (e: unknown) => isDqError(e) && e.kind === 'cancelled');
+    const count = polls.length;
+    await clock.advance(120_000);
+    assert.equal(polls.length, count);
+  });
+
+  it('waitForJob maps a 404 to jobExpired', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', '/dap/job/gone', () => ({ status: 404, body: { error: { type: 'NotFound', uuid: 'u-404', message: 'no job', id: 'gone', kind: 'job' } } }));
+    const err = await clock.run(client.waitForJob('gone')).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.equal(err.kind, 'jobExpired');
+    assert.equal(err.uuid, 'u-404');
+    assert.match(err.hint ?? '', /run the query again/);
+  });
+
+  it('polls at background priority and never beyond the get-job budget', async () => {
+    const { gateway, client, clock } = makeFixture({ rateLimits: { getJob: 3 } });
+    const polls: number[] = [];
+    const order: string[] = [];
+    gateway.onLogin(() => clock.now());
+    gateway.on('GET', '/dap/job/ju', () => {
+      polls.push(clock.now());
+      order.push('user');
+      return { status: 200, body: { id: 'ju', status: 'running' } };
+    });
+    for (let i = 0; i < 4; i++) {
+      gateway.on('GET', `/dap/job/j${i}`, (_r, n) => {
+        polls.push(clock.now());
+        order.push(`j${i}`);
+        return { status: 200, body: n >= 12 ? { id: `j${i}`, status: 'complete', objects: [] } : { id: `j${i}`, status: 'running' } };
+      });
+    }
+    const waits = Promise.all([0, 1, 2, 3].map((i) => client.waitForJob(`j${i}`)));
+    // a user call that arrives while the pollers have used up the budget goes first
+    await clock.advance(1_000);
+    const user = client.getJob('ju');
+    await clock.run(Promise.all([waits, user]));
+    const sorted = [...polls].sort((a, b) => a - b);
+    for (let i = 0; i + 3 < sorted.length; i++) assert.ok(sorted[i + 3] - sorted[i] >= 60_000, 'at most 3 polls in any minute');
+    assert.deepEqual(order.slice(0, 3).sort(), ['j0', 'j1', 'j2']);
+    assert.equal(order[3], 'user', 'the user call went ahead of the background poll that waited longer');
+  });
+});
