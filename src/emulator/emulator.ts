@@ -72,6 +72,8 @@ export interface EmulatorOptions {
   retryAfter?: boolean;
   /** a spec string (see parseFaultSpec) or options; off by default */
   faults?: string | FaultOptions;
+  /** gzip level of JSONL/CSV/TSV objects, 0 (stored, fastest) to 9; default 6 */
+  gzipLevel?: number;
   /** where generated objects are cached; default a fresh folder in the OS temp dir */
   cacheDir?: string;
   clock?: Clock;
@@ -117,7 +119,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   clients.set(clientId, { secret: clientSecret, accountError: options.accountError });
   for (const c of options.extraCredentials ?? []) clients.set(c.clientId, { secret: c.clientSecret, accountError: c.accountError });
 
-  const store = await ObjectStore.create({ history, logger, cacheDir: options.cacheDir });
+  const store = await ObjectStore.create({ history, logger, cacheDir: options.cacheDir, gzipLevel: options.gzipLevel });
   const jobs = new JobEngine({
     clock,
     jobDelayMs: options.jobDelayMs ?? 1500,

@@ -34,17 +34,17 @@ export class ObjectStore {
 
   private constructor(
     private readonly dir: string,
-    private readonly ownsDir: boolean,
     private readonly history: ChangeHistory,
     private readonly logger: Logger,
+    private readonly gzipLevel: number,
   ) {}
 
-  static async create(o: { history: ChangeHistory; logger: Logger; cacheDir?: string }): Promise<ObjectStore> {
-    if (o.cacheDir) {
-      await mkdir(o.cacheDir, { recursive: true });
-      return new ObjectStore(await mkdtemp(join(o.cacheDir, 'objects-')), true, o.history, o.logger);
-    }
-    return new ObjectStore(await mkdtemp(join(tmpdir(), 'dq-emulator-')), true, o.history, o.logger);
+  static async create(o: { history: ChangeHistory; logger: Logger; cacheDir?: string; gzipLevel?: number }): Promise<ObjectStore> {
+    const level = o.gzipLevel ?? 6;
+    if (!Number.isInteger(level) || level < 0 || level > 9) throw new Error(`gzipLevel must be 0 to 9, not ${level}.`);
+    const parent = o.cacheDir ?? tmpdir();
+    await mkdir(parent, { recursive: true });
+    return new ObjectStore(await mkdtemp(join(parent, 'dq-emulator-')), o.history, o.logger, level);
   }
 
   /** Starts generating the object in the background (e.g. when its URL is handed out). */
@@ -78,7 +78,7 @@ export class ObjectStore {
     this.closed = true;
     await Promise.allSettled([...this.ready.values()]);
     this.ready.clear();
-    if (this.ownsDir) await rm(this.dir, { recursive: true, force: true });
+    await rm(this.dir, { recursive: true, force: true });
   }
 
   private async generate(job: Job, part: ObjectPart): Promise<StoredObject> {
@@ -110,7 +110,7 @@ export class ObjectStore {
           cb(null, chunk);
         },
       });
-      await pipeline(Readable.from(text(), { objectMode: false }), createGzip({ level: 6 }), hash, createWriteStream(tmp));
+      await pipeline(Readable.from(text(), { objectMode: false }), createGzip({ level: this.gzipLevel }), hash, createWriteStream(tmp));
     }
     await rename(tmp, base);
     const { size } = await stat(base);

@@ -36,6 +36,8 @@ export function unitFrom(...parts: number[]): number {
   return mix(...parts) / 0x100000000;
 }
 
+const HEX_BYTES = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 /** A small, fast generator (mulberry32) with helpers for picking sample values. */
 export class Prng {
   private state: number;
@@ -73,8 +75,11 @@ export class Prng {
   /** Lower-case hex digits. */
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
-    return out.slice(0, length);
+    while (out.length < length) {
+      const n = Math.floor(this.next() * 0x100000000);
+      out += HEX_BYTES[n >>> 24] + HEX_BYTES[(n >>> 16) & 255] + HEX_BYTES[(n >>> 8) & 255] + HEX_BYTES[n & 255];
+    }
+    return out.length === length ? out : out.slice(0, length);
   }
 
   /** A version-4 shaped UUID. */

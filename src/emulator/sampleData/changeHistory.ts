@@ -112,6 +112,13 @@ export class ChangeHistory {
   }
 }
 
+let lastMs = NaN;
+let lastIso = '';
+/** Commit times repeat from row to row, so the last conversion is reused. */
 function iso(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString().replace('.000Z', 'Z');
+  }
+  return lastIso;
 }

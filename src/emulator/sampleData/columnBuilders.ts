@@ -80,5 +80,5 @@ export function object(name: string, fields: ColumnDef[], extra?: Extra & { omit
 
 /** ISO date-time in UTC without milliseconds. */
 export function iso(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
