@@ -66,7 +66,9 @@ export function typeLabel(root: JsonSchema, schema: JsonSchema, depth = 0): stri
     return unique.length === 0 ? 'null' : unique.join(' | ');
   }
   if (s.enum) return 'enum';
-  const types = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []).filter((t) => t !== 'null');
+  const declared = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
+  const types = declared.filter((t) => t !== 'null');
+  if (declared.length > 0 && types.length === 0) return 'null';
   const t = types[0];
   switch (t) {
     case 'integer':

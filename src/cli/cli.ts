@@ -1,0 +1,116 @@
+// dq's dispatcher: picks the command, parses its options, runs it and turns any failure
+// into one `dq: ` line on stderr and the documented exit code.
+
+import { DqError, isCancelled } from '../client/errors';
+import { redact } from '../core/logger';
+import { CLIENT_VERSION as VERSION } from '../client/version';
+import { parseArgs, UsageError, type OptionSpec } from './argParser';
+import type { CliIo } from './cliIo';
+import type { CommandSpec } from './commandSpec';
+import { columnsCommand, jobCommand, schemaCommand, tablesCommand, urlsCommand, waitCommand } from './dataCommands';
+import { emulatorCommand } from './emulatorCommand';
+import { EXIT, exitCodeFor } from './exitCodes';
+import { GLOBAL_OPTIONS } from './globalOptions';
+import { downloadCommand, queryCommand } from './queryCommands';
+
+const COMMANDS: readonly CommandSpec[] = [
+  tablesCommand,
+  schemaCommand,
+  columnsCommand,
+  queryCommand,
+  jobCommand,
+  waitCommand,
+  downloadCommand,
+  urlsCommand,
+  emulatorCommand,
+];
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const name = argv[0];
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? COMMANDS.find((c) => c.name === argv[1]) : undefined;
+    io.stdout.write(topic ? commandHelp(topic) : generalHelp());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`dq ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  try {
+    if (!command) throw new UsageError(`unknown command "${name}"; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+    const specs = optionsOf(command);
+    const args = parseArgs(argv.slice(1), specs, command.ownOptionsOnly ? {} : io.env);
+    if (args.options.help) {
+      io.stdout.write(commandHelp(command));
+      return EXIT.ok;
+    }
+    return await command.run({ args, io });
+  } catch (err) {
+    return report(err, io);
+  }
+}
+
+function optionsOf(command: CommandSpec): OptionSpec[] {
+  if (command.ownOptionsOnly) return [...command.options];
+  const own = new Set(command.options.map((o) => o.name));
+  return [...command.options, ...GLOBAL_OPTIONS.filter((g) => !own.has(g.name))];
+}
+
+function report(err: unknown, io: CliIo): number {
+  if (err instanceof UsageError) {
+    io.stderr.write(`dq: usage: ${redact(err.message)}\n`);
+    return EXIT.usage;
+  }
+  if (isCancelled(err) || io.interrupt.aborted) {
+    io.stderr.write('dq: cancelled: interrupted; nothing was left half-written.\n');
+    return EXIT.interrupted;
+  }
+  if (err instanceof DqError) {
+    io.stderr.write(`dq: ${redact(err.describe())}\n`);
+    if (io.env.DQ_DEBUG === '1' && err.stack) io.stderr.write(`${redact(err.stack)}\n`);
+    return exitCodeFor(err);
+  }
+  const e = err as NodeJS.ErrnoException;
+  const what = e && typeof e.code === 'string' && e.syscall ? `cannot ${e.syscall} ${e.path ?? ''}`.trim() + ` (${e.code})` : String(e?.message ?? err);
+  io.stderr.write(`dq: error: ${redact(what)}. Set DQ_DEBUG=1 for details.\n`);
+  if (io.env.DQ_DEBUG === '1' && e?.stack) io.stderr.write(`${redact(e.stack)}\n`);
+  return EXIT.service;
+}
+
+function generalHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `dq ${VERSION}: query a Data Query Service from the command line`,
+    '',
+    'Usage: dq <command> [arguments] [options]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Options for every command that calls the service:',
+    ...formatOptions(GLOBAL_OPTIONS),
+    '',
+    'Exit codes: 0 ok, 2 usage, 3 authentication, 4 not found, 5 job failed or expired,',
+    '6 other service error, 7 network, 130 interrupted. DQ_DEBUG=1 shows stack traces.',
+    'Run `dq help <command>` or `dq <command> --help` for a command\'s options.',
+    '',
+  ].join('\n');
+}
+
+function commandHelp(command: CommandSpec): string {
+  const lines = [`Usage: ${command.usage}`, '', command.summary, ''];
+  if (command.options.length > 0) lines.push('Options:', ...formatOptions(command.options), '');
+  if (!command.ownOptionsOnly) lines.push('Global options (dq --help): --base-url, --prefix, --client-id, --client-secret, --scope, --proxy, --json, --progress', '');
+  return lines.join('\n');
+}
+
+function formatOptions(options: readonly OptionSpec[]): string[] {
+  const rows = options.map((o) => {
+    const flag = `--${o.name}${o.valueName ? ` ${o.valueName}` : ''}`;
+    const env = o.env ? ` [${o.env}]` : '';
+    return [flag, `${o.description}${env}`];
+  });
+  const width = Math.max(...rows.map((r) => r[0].length));
+  return rows.map(([f, d]) => `  ${f.padEnd(width)}  ${d}`);
+}

@@ -1,0 +1,103 @@
+// dq emulator: runs the local Data Query Service until interrupted.
+
+import { startEmulator, type EmulatorOptions } from '../emulator/emulator';
+import type { OptionSpec } from './argParser';
+import { UsageError } from './argParser';
+import type { CommandSpec } from './commandSpec';
+import { EXIT } from './exitCodes';
+
+const OPTIONS: readonly OptionSpec[] = [
+  { name: 'host', kind: 'string', valueName: 'ADDR', description: 'address to listen on (default 127.0.0.1)' },
+  { name: 'allow-remote', kind: 'boolean', description: 'permit a --host that is not loopback' },
+  { name: 'port', kind: 'number', valueName: 'N', description: 'gateway port; 0 picks a free one (default 0)' },
+  { name: 'prefix', kind: 'string', valueName: 'PATH', description: 'data service path (default dap)' },
+  { name: 'client-id', kind: 'string', valueName: 'ID', description: 'accepted client ID (default: random)' },
+  { name: 'client-secret', kind: 'string', valueName: 'S', description: 'accepted client secret (default: random)' },
+  { name: 'token-ttl', kind: 'number', valueName: 'SEC', description: 'token lifetime (default 3600)' },
+  { name: 'job-delay', kind: 'number', valueName: 'MS', description: 'how long a job takes (default 1500)' },
+  { name: 'url-ttl', kind: 'number', valueName: 'SEC', description: 'pre-signed URL lifetime (default 900)' },
+  { name: 'rows', kind: 'number', valueName: 'N', description: 'make the large sample table N rows long' },
+  { name: 'seed', kind: 'number', valueName: 'N', description: 'seed of the sample data and faults (default 1)' },
+  { name: 'limit-window', kind: 'number', valueName: 'SEC', description: 'rate-limit window (default 60)' },
+  { name: 'limits', kind: 'boolean', negatable: true, description: 'enforce rate limits (default; --no-limits turns them off)' },
+  { name: 'faults', kind: 'string', valueName: 'SPEC', description: 'inject faults, e.g. 5xx=0.1,drop=0.2,seed=7' },
+  { name: 'json', kind: 'boolean', description: 'print one JSON line {baseUrl, dataPrefix, clientId, clientSecret}' },
+  { name: 'help', kind: 'boolean', description: 'show help' },
+];
+
+function whole(value: unknown, option: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${option} must be a whole number of at least ${min} (got ${String(value)})`);
+  return n;
+}
+
+export const emulatorCommand: CommandSpec = {
+  name: 'emulator',
+  usage: 'dq emulator [--host 127.0.0.1] [--port N] [--prefix dap] [--client-id ID] [--client-secret S] [--token-ttl SEC] [--job-delay MS] [--url-ttl SEC] [--rows N] [--seed N] [--limit-window SEC] [--no-limits] [--faults SPEC] [--json]',
+  summary: 'run a local Data Query Service (sample data, rate limits, faults) until Ctrl-C',
+  options: OPTIONS,
+  ownOptionsOnly: true,
+  async run(ctx) {
+    if (ctx.args.positionals.length > 0) throw new UsageError(`unexpected argument "${ctx.args.positionals[0]}"`);
+    const o = ctx.args.options;
+    const port = whole(o.port, '--port', 0);
+    if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
+    const options: EmulatorOptions = {
+      host: o.host as string | undefined,
+      allowNonLoopback: o['allow-remote'] === true,
+      port,
+      prefix: o.prefix as string | undefined,
+      clientId: o['client-id'] as string | undefined,
+      clientSecret: o['client-secret'] as string | undefined,
+      tokenTtlSec: whole(o['token-ttl'], '--token-ttl', 1),
+      jobDelayMs: whole(o['job-delay'], '--job-delay', 0),
+      urlTtlSec: whole(o['url-ttl'], '--url-ttl', 1),
+      rows: whole(o.rows, '--rows', 0),
+      seed: whole(o.seed, '--seed', 0),
+      limitWindowSec: whole(o['limit-window'], '--limit-window', 1),
+      limits: o.limits === false ? false : undefined,
+      faults: o.faults as string | undefined,
+    };
+    let emulator;
+    try {
+      emulator = await startEmulator(options);
+    } catch (err) {
+      // Bad --faults specs, refused hosts and busy ports are all the caller's to fix.
+      throw new UsageError(err instanceof Error ? err.message : String(err));
+    }
+    const info = {
+      baseUrl: emulator.baseUrl,
+      dataPrefix: emulator.dataPrefix,
+      clientId: emulator.clientId,
+      clientSecret: emulator.clientSecret,
+    };
+    if (o.json) {
+      ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
+    } else {
+      ctx.io.stdout.write(
+        [
+          'Data Query emulator running',
+          `  gateway:    ${emulator.baseUrl}`,
+          `  objects:    ${emulator.objectBaseUrl}`,
+          `  namespaces: ${emulator.namespaces.join(', ')}`,
+          '',
+          'Point dq at it (paste into a shell):',
+          `  export DQ_BASE_URL=${emulator.baseUrl}`,
+          `  export DQ_DATA_PREFIX=${emulator.dataPrefix}`,
+          `  export DQ_CLIENT_ID=${emulator.clientId}`,
+          `  export DQ_CLIENT_SECRET=${emulator.clientSecret}`,
+          '',
+          'Press Ctrl-C to stop.',
+          '',
+        ].join('\n'),
+      );
+    }
+    await new Promise<void>((resolve) => {
+      if (ctx.io.interrupt.aborted) resolve();
+      else ctx.io.interrupt.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await emulator.close();
+    return EXIT.ok;
+  },
+};

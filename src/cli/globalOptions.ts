@@ -1,0 +1,70 @@
+// Options every dq command understands, and how they become a DataQueryClient.
+
+import type { OptionSpec, OptionValues } from './argParser';
+import { UsageError } from './argParser';
+import { DataQueryClient } from '../client/dataQueryClient';
+import { DEFAULT_DATA_PREFIX } from '../core/contract';
+import type { Logger } from '../core/logger';
+import { redact } from '../core/logger';
+import type { CliIo } from './cliIo';
+
+export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
+  { name: 'base-url', kind: 'string', env: 'DQ_BASE_URL', valueName: 'URL', description: 'gateway base URL, e.g. https://api.example.com' },
+  { name: 'prefix', kind: 'string', env: 'DQ_DATA_PREFIX', valueName: 'PATH', description: `path of the data service under the gateway (default ${DEFAULT_DATA_PREFIX})` },
+  { name: 'client-id', kind: 'string', env: 'DQ_CLIENT_ID', valueName: 'ID', description: 'client ID for the token request' },
+  { name: 'client-secret', kind: 'string', env: 'DQ_CLIENT_SECRET', valueName: 'SECRET', description: 'client secret (prefer the environment variable: command lines are visible to other users)' },
+  { name: 'scope', kind: 'string', env: 'DQ_SCOPE', valueName: 'ACCOUNT', description: 'account identifier sent as `scope` (default: the credentials\' own)' },
+  { name: 'proxy', kind: 'string', env: 'DQ_PROXY', valueName: 'URL', description: 'HTTP(S) proxy; HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured too' },
+  { name: 'allow-insecure-http', kind: 'boolean', env: 'DQ_ALLOW_INSECURE_HTTP', description: 'permit plain http:// to a host that is not this machine' },
+  { name: 'json', kind: 'boolean', description: 'machine-readable output on stdout' },
+  { name: 'progress', kind: 'boolean', negatable: true, description: 'progress on stderr (default: when stderr is a terminal)' },
+  { name: 'help', kind: 'boolean', description: 'show help' },
+];
+
+/** Logs warnings always, more with DQ_DEBUG=1; everything passes through `redact`. */
+export function stderrLogger(io: CliIo): Logger {
+  const debug = io.env.DQ_DEBUG === '1';
+  const line = (level: string, message: string): void => {
+    io.stderr.write(`dq: ${level}: ${redact(message)}\n`);
+  };
+  return {
+    trace: (m) => debug && line('trace', m),
+    debug: (m) => debug && line('debug', m),
+    info: (m) => debug && line('info', m),
+    warn: (m) => line('warning', m),
+    error: (m) => line('error', m),
+  };
+}
+
+export function createClient(options: OptionValues, io: CliIo): DataQueryClient {
+  const baseUrl = options['base-url'] as string | undefined;
+  if (!baseUrl) throw new UsageError('no service given: pass --base-url or set DQ_BASE_URL (try `dq emulator` for a local one)');
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`--base-url is not a URL: "${baseUrl}"`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new UsageError(`--base-url must start with https:// (got ${parsed.protocol}//)`);
+  }
+  const clientId = options['client-id'] as string | undefined;
+  const clientSecret = options['client-secret'] as string | undefined;
+  if (!clientId) throw new UsageError('no client ID: pass --client-id or set DQ_CLIENT_ID');
+  if (!clientSecret) throw new UsageError('no client secret: set DQ_CLIENT_SECRET (or pass --client-secret)');
+  const proxyUrl = options.proxy as string | undefined;
+  return new DataQueryClient({
+    baseUrl,
+    dataPrefix: (options.prefix as string | undefined) ?? DEFAULT_DATA_PREFIX,
+    credentials: async () => ({ clientId, clientSecret }),
+    scope: options.scope as string | undefined,
+    logger: stderrLogger(io),
+    proxy: { url: proxyUrl, env: io.env },
+    allowInsecureHttp: options['allow-insecure-http'] === true,
+  });
+}
+
+export function progressWanted(options: OptionValues, io: CliIo): boolean {
+  const explicit = options.progress;
+  return typeof explicit === 'boolean' ? explicit : io.stderr.isTTY === true;
+}

@@ -1,0 +1,149 @@
+// dq query and dq download: create or find a job, wait for it, fetch its objects to disk.
+
+import * as path from 'node:path';
+import type { DataQueryClient } from '../client/dataQueryClient';
+import { DqError } from '../client/errors';
+import type { DownloadedFile } from '../client/types';
+import type { CreateJobRequest, JobRecord } from '../core/contract';
+import { sanitizeFileName } from '../core/paths';
+import type { OptionSpec } from './argParser';
+import { UsageError } from './argParser';
+import type { CommandContext, CommandSpec } from './commandSpec';
+import { EXIT } from './exitCodes';
+import { printJson, withClient } from './dataCommands';
+import { progressWanted } from './globalOptions';
+import { parseConcurrency, parseDateTime, parseFormat, parseMode, requireId, requireName } from './inputValidation';
+import { ProgressReporter } from './progressReporter';
+
+const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
+  { name: 'out', kind: 'string', valueName: 'DIR', description: 'folder for the files (default downloads/<namespace>/<table>/<job id>/)' },
+  { name: 'decompress', kind: 'boolean', description: 'gunzip objects while writing them' },
+  { name: 'concurrency', kind: 'number', valueName: 'N', description: 'objects downloaded at once, 1 to 32 (default 4)' },
+];
+
+export const queryCommand: CommandSpec = {
+  name: 'query',
+  usage: 'dq query <namespace> <table> [--format jsonl|csv|tsv|parquet] [--since T] [--until T] [--out DIR] [--no-download] [--decompress] [--concurrency N]',
+  summary: 'create a query job, wait for it and download its result files',
+  options: [
+    { name: 'format', kind: 'string', valueName: 'FORMAT', description: 'jsonl (default), csv, tsv or parquet' },
+    { name: 'since', kind: 'string', valueName: 'T', description: 'incremental: changes after T (a previous job\'s `at` or `until`)' },
+    { name: 'until', kind: 'string', valueName: 'T', description: 'incremental: changes up to T (best omitted)' },
+    { name: 'mode', kind: 'string', valueName: 'MODE', description: 'expanded or condensed: how nested fields become CSV/TSV columns' },
+    { name: 'download', kind: 'boolean', negatable: true, description: 'download the results (default; --no-download only prints the job)' },
+    ...DOWNLOAD_OPTIONS,
+  ],
+  async run(ctx) {
+    const p = ctx.args.positionals;
+    if (p.length !== 2) throw new UsageError(`expected <namespace> <table>; usage: ${this.usage}`);
+    const namespace = requireName(p[0], 'namespace');
+    const table = requireName(p[1], 'table');
+    const o = ctx.args.options;
+    const request: CreateJobRequest = { format: parseFormat(o.format) };
+    const since = parseDateTime(o.since, '--since');
+    const until = parseDateTime(o.until, '--until');
+    if (until && !since) throw new UsageError('--until needs --since (a snapshot has no end; omit both for a snapshot)');
+    if (since && until && Date.parse(since) >= Date.parse(until)) throw new UsageError('--since must be earlier than --until');
+    if (since) request.since = since;
+    if (until) request.until = until;
+    const mode = parseMode(o.mode);
+    if (mode) request.mode = mode;
+    const download = o.download !== false;
+    const concurrency = parseConcurrency(o.concurrency);
+    if (!download && (o.out !== undefined || o.decompress || concurrency)) {
+      throw new UsageError('--out, --decompress and --concurrency have no effect with --no-download');
+    }
+    const progress = new ProgressReporter(ctx.io.stderr, progressWanted(o, ctx.io));
+    return withClient(ctx, async (client) => {
+      progress.message(`creating a ${request.format} ${since ? 'incremental' : 'snapshot'} job for ${namespace}.${table}`);
+      const job = await client.runJob(namespace, table, request, {
+        signal: ctx.io.interrupt,
+        onUpdate: (j) => progress.jobUpdate(j),
+      });
+      if (!download) {
+        progress.done();
+        printJson(ctx, ctx.args.options.json ? { job, files: [] } : job);
+        return EXIT.ok;
+      }
+      const dir = outDir(ctx, namespace, table, job);
+      const files = await fetchFiles(ctx, client, job, dir, request.format, progress);
+      printFiles(ctx, job, files);
+      return EXIT.ok;
+    });
+  },
+};
+
+export const downloadCommand: CommandSpec = {
+  name: 'download',
+  usage: 'dq download <jobId> [--out DIR] [--decompress] [--concurrency N]',
+  summary: 'download the result files of a complete job',
+  options: [
+    ...DOWNLOAD_OPTIONS,
+    { name: 'format', kind: 'string', valueName: 'FORMAT', description: 'the job\'s format, for file extensions (jobs do not say)' },
+  ],
+  async run(ctx) {
+    const p = ctx.args.positionals;
+    if (p.length !== 1) throw new UsageError(`expected <jobId>; usage: ${this.usage}`);
+    const jobId = requireId(p[0], 'jobId');
+    const format = ctx.args.options.format === undefined ? undefined : parseFormat(ctx.args.options.format);
+    parseConcurrency(ctx.args.options.concurrency);
+    const progress = new ProgressReporter(ctx.io.stderr, progressWanted(ctx.args.options, ctx.io));
+    return withClient(ctx, async (client) => {
+      const job = await client.getJob(jobId, { signal: ctx.io.interrupt });
+      if (job.status !== 'complete') {
+        const hint =
+          job.status === 'failed'
+            ? 'The job failed; create a new one with dq query.'
+            : `Wait for it first: dq wait ${jobId}`;
+        throw new DqError(job.status === 'failed' ? 'jobFailed' : 'usage', `job ${jobId} is ${job.status}, not complete.`, {
+          hint,
+          type: job.error?.type,
+          uuid: job.error?.uuid,
+        });
+      }
+      const dir = outDir(ctx, undefined, undefined, job);
+      const files = await fetchFiles(ctx, client, job, dir, format, progress);
+      printFiles(ctx, job, files);
+      return EXIT.ok;
+    });
+  },
+};
+
+function outDir(ctx: CommandContext, namespace: string | undefined, table: string | undefined, job: JobRecord): string {
+  const given = ctx.args.options.out as string | undefined;
+  if (given) return path.resolve(ctx.io.cwd, given);
+  const parts = ['downloads'];
+  if (namespace && table) parts.push(namespace, table);
+  parts.push(sanitizeFileName(job.id));
+  return path.resolve(ctx.io.cwd, ...parts);
+}
+
+async function fetchFiles(
+  ctx: CommandContext,
+  client: DataQueryClient,
+  job: JobRecord,
+  dir: string,
+  format: string | undefined,
+  progress: ProgressReporter,
+): Promise<DownloadedFile[]> {
+  try {
+    return await client.downloadJob(job, {
+      dir,
+      format,
+      decompress: ctx.args.options.decompress === true,
+      concurrency: parseConcurrency(ctx.args.options.concurrency),
+      signal: ctx.io.interrupt,
+      onProgress: (p) => progress.download(p),
+    });
+  } finally {
+    progress.done();
+  }
+}
+
+function printFiles(ctx: CommandContext, job: JobRecord, files: DownloadedFile[]): void {
+  if (ctx.args.options.json) {
+    printJson(ctx, { job, files: files.map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })) });
+    return;
+  }
+  for (const f of files) ctx.io.stdout.write(`${f.path}\n`);
+}

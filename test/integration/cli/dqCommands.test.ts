@@ -1,0 +1,206 @@
+// dq against the local emulator over real HTTP: what a person typing the commands sees.
+
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
+import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
+import { runDq } from '../../support/cliHarness';
+
+function envFor(emu: RunningEmulator, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    DQ_BASE_URL: emu.baseUrl,
+    DQ_DATA_PREFIX: emu.dataPrefix,
+    DQ_CLIENT_ID: emu.clientId,
+    DQ_CLIENT_SECRET: emu.clientSecret,
+    ...overrides,
+  };
+}
+
+describe('dq against the emulator', function () {
+  this.timeout(30_000);
+  let emu: RunningEmulator;
+  let tmp: string;
+
+  before(async () => {
+    emu = await startEmulator({ jobDelayMs: 200, limits: false });
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-cli-'));
+  });
+  after(async () => {
+    await emu.close();
+    await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('lists a namespace\'s tables one per line, and as {"tables"} with --json', async () => {
+    const expected = new SampleCatalog().tables('canvas');
+    const plain = await runDq(['tables', 'canvas'], { env: envFor(emu) });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.deepEqual(plain.stdout.trim().split('\n'), expected);
+    const json = await runDq(['tables', 'canvas', '--json'], { env: envFor(emu) });
+    assert.deepEqual(JSON.parse(json.stdout), { tables: expected });
+  });
+
+  it('prints the schema envelope and a column list with key columns first', async () => {
+    const schema = await runDq(['schema', 'canvas', 'enrollments'], { env: envFor(emu) });
+    assert.equal(schema.code, 0, schema.stderr);
+    const envelope = JSON.parse(schema.stdout);
+    assert.equal(typeof envelope.version, 'number');
+    assert.ok(envelope.schema.properties.key, 'the envelope has key columns');
+    const cols = await runDq(['columns', 'canvas', 'enrollments', '--json'], { env: envFor(emu) });
+    const list = JSON.parse(cols.stdout) as Array<{ name: string; key: boolean; required: boolean }>;
+    const keys = Object.keys(envelope.schema.properties.key.properties);
+    assert.deepEqual(
+      list.filter((c) => c.key).map((c) => c.name),
+      keys,
+    );
+    assert.ok(list.slice(0, keys.length).every((c) => c.key && c.required));
+    const text = await runDq(['columns', 'canvas', 'enrollments'], { env: envFor(emu) });
+    assert.equal(text.stdout.trim().split('\n').length, list.length);
+  });
+
+  it('runs a query end to end: files land in the folder, paths on stdout, hashes match the files', async () => {
+    const out = path.join(tmp, 'users-csv');
+    const run = await runDq(['query', 'canvas', 'users', '--format', 'csv', '--out', out, '--json'], { env: envFor(emu) });
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout) as { job: { status: string; at?: string }; files: Array<{ path: string; bytes: number; sha256: string }> };
+    assert.equal(result.job.status, 'complete');
+    assert.ok(result.job.at, 'a snapshot says how fresh it is');
+    assert.ok(result.files.length >= 1);
+    for (const f of result.files) {
+      assert.equal(path.dirname(f.path), out);
+      assert.match(path.basename(f.path), /\.csv\.gz$/);
+      const bytes = await fs.readFile(f.path);
+      assert.equal(bytes.length, f.bytes);
+      assert.equal(createHash('sha256').update(bytes).digest('hex'), f.sha256);
+      const header = gunzipSync(bytes).toString('utf8').split('\n')[0];
+      assert.match(header, /key\.id/);
+    }
+    assert.deepEqual((await fs.readdir(out)).sort(), result.files.map((f) => path.basename(f.path)).sort(), 'no temporary files stay behind');
+  });
+
+  it('decompresses on request and names the file by its real format', async () => {
+    const out = path.join(tmp, 'courses-jsonl');
+    const run = await runDq(['query', 'canvas', 'courses', '--decompress', '--out', out], { env: envFor(emu) });
+    assert.equal(run.code, 0, run.stderr);
+    const files = run.stdout.trim().split('\n');
+    assert.ok(files.every((f) => f.endsWith('.jsonl')));
+    const first = JSON.parse((await fs.readFile(files[0], 'utf8')).split('\n')[0]);
+    assert.equal(first.meta.action, 'U');
+    assert.ok(first.key);
+  });
+
+  it('puts results under downloads/<namespace>/<table>/<job id>/ by default', async () => {
+    const cwd = await fs.mkdtemp(path.join(tmp, 'cwd-'));
+    const run = await runDq(['query', 'catalog', (new SampleCatalog().tables('catalog') ?? [])[0], '--format', 'tsv'], { env: envFor(emu), cwd });
+    assert.equal(run.code, 0, run.stderr);
+    const file = run.stdout.trim().split('\n')[0];
+    assert.ok(file.startsWith(path.join(cwd, 'downloads', 'catalog') + path.sep), file);
+    assert.match(file, /\.tsv\.gz$/);
+  });
+
+  it('creates a job without downloading, then waits for it and downloads it by id', async () => {
+    const created = await runDq(['query', 'canvas', 'accounts', '--format', 'jsonl', '--no-download'], { env: envFor(emu) });
+    assert.equal(created.code, 0, created.stderr);
+    const job = JSON.parse(created.stdout) as { id: string; status: string };
+    assert.equal(job.status, 'complete');
+    const waited = await runDq(['wait', job.id], { env: envFor(emu) });
+    assert.equal(JSON.parse(waited.stdout).id, job.id);
+    const got = await runDq(['job', job.id], { env: envFor(emu) });
+    assert.equal(JSON.parse(got.stdout).status, 'complete');
+    const out = path.join(tmp, 'by-id');
+    const dl = await runDq(['download', job.id, '--out', out, '--format', 'jsonl'], { env: envFor(emu) });
+    assert.equal(dl.code, 0, dl.stderr);
+    assert.match(dl.stdout.trim(), /\.jsonl\.gz$/);
+    const objects = (JSON.parse(got.stdout).objects as Array<{ id: string }>).map((o) => o.id);
+    const urls = await runDq(['urls', ...objects], { env: envFor(emu) });
+    const answer = JSON.parse(urls.stdout) as { urls: Record<string, { url: string }> };
+    assert.deepEqual(Object.keys(answer.urls).sort(), [...objects].sort());
+    assert.ok(Object.values(answer.urls).every((u) => u.url.startsWith(emu.objectBaseUrl)));
+  });
+
+  it('runs an incremental query from a snapshot\'s `at`', async () => {
+    const snap = await runDq(['query', 'canvas', 'submissions', '--no-download'], { env: envFor(emu) });
+    const at = JSON.parse(snap.stdout).at as string;
+    assert.ok(at);
+    const since = new Date(Date.parse(at) - 3 * 86_400_000).toISOString();
+    const inc = await runDq(['query', 'canvas', 'submissions', '--since', since, '--no-download'], { env: envFor(emu) });
+    assert.equal(inc.code, 0, inc.stderr);
+    const job = JSON.parse(inc.stdout);
+    assert.ok(job.since && job.until, 'an incremental job reports its range');
+  });
+
+  const failures: Array<[string, string[], NodeJS.ProcessEnv, number, RegExp]> = [
+    ['an unknown namespace', ['tables', 'no_such_ns'], {}, 4, /^dq: notFound, HTTP 404.*uuid [0-9a-f-]+.*no_such_ns/],
+    ['an unknown table', ['columns', 'canvas', 'no_such_table'], {}, 4, /^dq: notFound, HTTP 404.*no_such_table/],
+    ['an unknown job', ['job', 'not-a-job'], {}, 4, /^dq: notFound/],
+    ['a wrong secret', ['tables', 'canvas'], { DQ_CLIENT_SECRET: 'wrong-secret' }, 3, /^dq: auth, HTTP 401/],
+  ];
+  for (const [what, argv, env, code, message] of failures) {
+    it(`reports ${what} in one line with exit ${code}`, async () => {
+      const run = await runDq(argv, { env: envFor(emu, env) });
+      assert.equal(run.code, code, run.stderr);
+      assert.match(run.stderr, message);
+      assert.equal(run.stderr.trim().split('\n').length, 1, 'one line, no stack trace');
+      assert.doesNotMatch(run.stderr, new RegExp(emu.clientSecret.replace(/[-_]/g, '.')));
+      assert.doesNotMatch(run.stderr, /wrong-secret/);
+    });
+  }
+
+  it('reports a dead network with exit 7', async () => {
+    const run = await runDq(['tables', 'canvas'], { env: envFor(emu, { DQ_BASE_URL: 'http://127.0.0.1:9' }) });
+    assert.equal(run.code, 7, run.stderr);
+    assert.match(run.stderr, /^dq: network/);
+  });
+
+  it('refuses plain http to another host unless allowed', async () => {
+    const run = await runDq(['tables', 'canvas'], { env: envFor(emu, { DQ_BASE_URL: 'http://dq.example.invalid' }) });
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /http/i);
+  });
+
+  it('cancels a running query on Ctrl-C with exit 130 and leaves no files', async () => {
+    const slow = await startEmulator({ jobDelayMs: 60_000, limits: false });
+    try {
+      const controller = new AbortController();
+      const out = path.join(tmp, 'cancelled');
+      const running = runDq(['query', 'canvas', 'users', '--out', out], { env: envFor(slow), signal: controller.signal });
+      setTimeout(() => controller.abort(new Error('SIGINT')), 300);
+      const run = await running;
+      assert.equal(run.code, 130, run.stderr);
+      assert.match(run.stderr, /^dq: cancelled/);
+      await assert.rejects(fs.readdir(out), /ENOENT/);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('dq against a failing emulator', function () {
+  this.timeout(30_000);
+
+  it('reports a failed job with exit 5, naming its error and uuid', async () => {
+    const emu = await startEmulator({ jobDelayMs: 100, limits: false, faults: 'jobFail=1' });
+    try {
+      const run = await runDq(['query', 'canvas', 'courses'], { env: envFor(emu) });
+      assert.equal(run.code, 5, run.stderr);
+      assert.match(run.stderr, /^dq: jobFailed/);
+      assert.match(run.stderr, /uuid [0-9a-f-]{8,}/);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('reports an account problem with exit 6 and the server\'s type', async () => {
+    const emu = await startEmulator({ limits: false, accountError: 'AccountDisabled' });
+    try {
+      const run = await runDq(['tables', 'canvas'], { env: envFor(emu) });
+      assert.equal(run.code, 6, run.stderr);
+      assert.match(run.stderr, /^dq: account, HTTP 403, AccountDisabled/);
+    } finally {
+      await emu.close();
+    }
+  });
+});
