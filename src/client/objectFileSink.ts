@@ -159,8 +159,9 @@ export class ObjectFileSink {
     const handle = this.handle;
     if (!handle) throw new Error('the download file is not open');
     this.hash.update(bytes);
+    const position = this.fileBytes; // explicit: after a restart the file starts again at 0
     this.fileBytes += bytes.length;
-    this.pending = this.pending.then(() => handle.write(bytes));
+    this.pending = this.pending.then(() => handle.write(bytes, 0, bytes.length, position));
   }
 
   private dropGunzip(): void {
