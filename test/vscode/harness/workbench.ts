@@ -1,0 +1,95 @@
+// The packaged extension in code-server, shown in headless Chromium, with helpers that act
+// as a person would: click the activity bar, expand tree rows, run palette commands, type
+// into input boxes. Used by the UI tests and by `npm run demo -- --screenshot`.
+
+import * as path from 'node:path';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { openBrowser } from './browser';
+import { installExtension, startCodeServer, type CodeServer } from './codeServer';
+import { packageExtension } from './packageExtension';
+import { createRunFolder, writeUserSettings, type RunFolder } from './runFolder';
+import { ensureToolchain, type Toolchain } from './toolchain';
+
+export const UI_TIMEOUT_MS = 60_000;
+
+export interface ServedExtension {
+  tools: Toolchain;
+  run: RunFolder;
+  server: CodeServer;
+  vsix: string;
+}
+
+/** Packages and installs the extension into a fresh code-server started WITHOUT the smoke-test driver. */
+export async function serveExtension(label: string, settings: Record<string, unknown>, log: (l: string) => void = () => undefined): Promise<ServedExtension> {
+  const tools = ensureToolchain();
+  const run = createRunFolder(label);
+  log('Packaging the extension with vsce…');
+  const vsix = packageExtension(path.join(run.root, 'data-query-explorer.vsix'));
+  log('Installing it into code-server…');
+  installExtension(tools, run, vsix);
+  writeUserSettings(run, settings);
+  const server = await startCodeServer(tools, run);
+  return { tools, run, server, vsix };
+}
+
+export interface OpenWorkbench {
+  context: BrowserContext;
+  page: Page;
+}
+
+export async function openWorkbench(served: ServedExtension): Promise<OpenWorkbench> {
+  const context = await openBrowser(served.tools, served.run);
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(UI_TIMEOUT_MS);
+  await page.goto(served.server.workbenchUrl(served.run.workspace));
+  await page.locator('.monaco-workbench').waitFor();
+  return { context, page };
+}
+
+function exactly(text: string): RegExp {
+  return new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+}
+
+/** Clicks the "Data Query" item in the activity bar; resolves when its view is shown. */
+export async function openDataQueryView(page: Page): Promise<void> {
+  const item = page.locator('.activitybar .action-item [aria-label^="Data Query"]').first();
+  await item.waitFor();
+  await item.click();
+  await page.locator('.part.sidebar .pane-header', { hasText: /explorer/i }).first().waitFor();
+}
+
+/** A row of the sidebar tree whose label is exactly `label`. */
+export function treeRow(page: Page, label: string): Locator {
+  return page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: exactly(label) }) }).first();
+}
+
+export async function expandRow(page: Page, label: string): Promise<void> {
+  const row = treeRow(page, label);
+  await row.waitFor();
+  if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+}
+
+/** Runs a command by its palette title, e.g. "Data Query: Add Connection". */
+export async function runPaletteCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.waitForTimeout(300); // the list settles after filtering
+  await page.keyboard.press('Enter');
+}
+
+/** Waits for an input box whose title contains `title`, types `text` and confirms. */
+export async function answerInputBox(page: Page, title: string, text: string): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor();
+  const input = page.locator('.quick-input-widget input').first();
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+export async function notificationWith(page: Page, text: string | RegExp): Promise<Locator> {
+  const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: text }).first();
+  await toast.waitFor();
+  return toast;
+}
