@@ -84,7 +84,7 @@ export class FakeClock implements Clock {
    * Advances from one pending sleep to the next until `promise` settles, and returns its
    * outcome. Fails when nothing is pending and the promise still has not settled.
    */
-  async run<T>(promise: Promise<T>, maxSteps = 10_000): Promise<T> {
+  async run<T>(promise: Promise<T>, maxSteps = 2_000): Promise<T> {
     let settled = false;
     promise.then(
       () => (settled = true),

@@ -40,6 +40,8 @@ export class LoopbackService {
   readonly token = `eyJhbGciOiJub25lIn0.${Buffer.from(JSON.stringify({ exp: Math.floor(Date.now() / 1000) + 3600 })).toString('base64url')}.sig`;
   gatewayUrl = '';
   objectUrl = '';
+  /** base of the links handed out; defaults to the object host */
+  linkBase?: string;
   private readonly gateway = http.createServer((req, res) => this.onGateway(req, res));
   private readonly objectHost = http.createServer((req, res) => this.onObject(req, res));
   private readonly validSigs = new Set<string>();
@@ -81,7 +83,7 @@ export class LoopbackService {
           if (!this.objects.has(id)) return json(res, 404, { error: { type: 'NotFound', uuid: 'u-obj', message: 'no object', id, kind: 'object' } });
           const sig = randomBytes(8).toString('hex');
           this.validSigs.add(sig);
-          urls[id] = { url: `${this.objectUrl}/bucket/${encodeURIComponent(id)}?X-Amz-Signature=${sig}` };
+          urls[id] = { url: `${this.linkBase ?? this.objectUrl}/bucket/${encodeURIComponent(id)}?X-Amz-Signature=${sig}` };
         }
         return json(res, 200, { urls });
       }

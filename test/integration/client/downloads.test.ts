@@ -213,8 +213,14 @@ describe('downloads over loopback HTTP', function () {
     assert.deepEqual(await listDir(), []);
   });
 
-  it('talks plain http to loopback but refuses a non-loopback http link from the service', async () => {
+  it('talks plain http to loopback, but refuses plain http links and base URLs elsewhere', async () => {
     assert.deepEqual(await client.listTables('canvas'), ['accounts', 'courses']);
+    service.objects.set('o', gzipSync(Buffer.from('x')));
+    service.linkBase = 'http://objects.example.invalid';
+    const refused = await client.downloadJob(job('o'), { dir, format: 'jsonl' }).catch((e: unknown) => e);
+    assert.ok(isDqError(refused) && refused.kind === 'insecure', String(refused));
+    assert.equal(service.objectRequests.length, 0);
+    assert.deepEqual(await listDir(), []);
     const insecure = new DataQueryClient({ baseUrl: 'http://data.example.invalid', credentials: async () => ({ clientId: 'a', clientSecret: 'b' }) });
     const err = await insecure.listTables('canvas').catch((e: unknown) => e);
     await insecure.close();
