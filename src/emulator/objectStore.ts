@@ -26,10 +26,13 @@ export interface StoredObject {
 }
 
 const CHUNK_CHARS = 64 * 1024;
+const MAX_GENERATING = 2;
 
 export class ObjectStore {
   private readonly ready = new Map<string, Promise<StoredObject>>();
   private counter = 0;
+  private generating = 0;
+  private readonly waiting: (() => void)[] = [];
   private closed = false;
 
   private constructor(
@@ -81,11 +84,32 @@ export class ObjectStore {
     await rm(this.dir, { recursive: true, force: true });
   }
 
+  /** Passes records through, and stops generation promptly when the store closes. */
+  private *stopOnClose<T>(items: Iterable<T>): Generator<T> {
+    let n = 0;
+    for (const item of items) {
+      if ((++n & 1023) === 0 && this.closed) throw new Error('The emulator is closing.');
+      yield item;
+    }
+  }
+
+  /** At most MAX_GENERATING objects are generated at once; the rest wait their turn. */
   private async generate(job: Job, part: ObjectPart): Promise<StoredObject> {
+    while (this.generating >= MAX_GENERATING) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.generating++;
+    try {
+      return await this.generateNow(job, part);
+    } finally {
+      this.generating--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async generateNow(job: Job, part: ObjectPart): Promise<StoredObject> {
     if (this.closed) throw new Error('The emulator is closing.');
     const base = join(this.dir, `object-${++this.counter}`);
     const tmp = `${base}.partial`;
-    const records = this.history.records(job.table, job.range, part.from, part.to);
+    const records = this.stopOnClose(this.history.records(job.table, job.range, part.from, part.to));
     const md5 = createHash('md5');
     if (job.format === 'parquet') {
       await writeParquetFile(tmp, flatColumns(job.table, job.mode), records);
@@ -112,6 +136,7 @@ export class ObjectStore {
       });
       await pipeline(Readable.from(text(), { objectMode: false }), createGzip({ level: this.gzipLevel }), hash, createWriteStream(tmp));
     }
+    if (this.closed) throw new Error('The emulator is closing.');
     await rename(tmp, base);
     const { size } = await stat(base);
     return { path: base, size, etag: `"${md5.digest('hex')}"`, gzip: job.format !== 'parquet' };
