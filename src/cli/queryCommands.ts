@@ -79,7 +79,7 @@ export const downloadCommand: CommandSpec = {
   summary: 'download the result files of a complete job',
   options: [
     ...DOWNLOAD_OPTIONS,
-    { name: 'format', kind: 'string', valueName: 'FORMAT', description: 'the job\'s format, for file extensions (jobs do not say)' },
+    { name: 'format', kind: 'string', valueName: 'FORMAT', description: 'the job\'s format, for file extensions (default: recognised from the content)' },
   ],
   async run(ctx) {
     const p = ctx.args.positionals;

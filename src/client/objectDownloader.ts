@@ -1,8 +1,10 @@
 // Downloads a complete job's result objects into a folder. Each object gets a fresh
 // pre-signed link just before it starts, is fetched with no credentials of any kind, is
-// streamed into `.<name>.part` and renamed to its final name only once its size checks out.
-// Dropped connections resume with a Range request; 403/404 from the object host fetch a new
-// link and resume. On failure or cancel, nothing stays under a final name.
+// streamed into `.<name>.part`, and checked for size. Only when every object of the job has
+// arrived are the temporary files renamed to their final names, so a folder holds a whole
+// result or none of it. Dropped connections resume with a Range request; 403/404 from the
+// object host fetch a new link and resume. On failure or cancel the temporary files go, and
+// files already in the folder (an earlier download) are left as they were.
 
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -10,6 +12,7 @@ import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock';
 import type { JobRecord, ObjectRef } from '../core/contract';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
+import { sniffFormat } from '../core/formatSniffer';
 import { objectFileBaseName, resultFileExtension, safeJoin } from '../core/paths';
 import { errorFromNetwork } from './errorMapping';
 import { DqError, isDqError } from './errors';
@@ -71,17 +74,14 @@ export class ObjectDownloader {
       totalObjects: objects.length,
       emit: opts.onProgress,
     };
-    const results: (DownloadedFile | undefined)[] = new Array(objects.length);
-    const written: string[] = [];
+    const staged: (StagedFile | undefined)[] = new Array(objects.length);
     let firstError: unknown;
     let next = 0;
     const worker = async (): Promise<void> => {
       while (firstError === undefined && next < objects.length) {
         const index = next++;
         try {
-          const file = await this.downloadOne(objects[index], index, dir, opts, signal, progress);
-          written.push(file.path);
-          results[index] = file;
+          staged[index] = await this.downloadOne(objects[index], index, dir, opts, signal, progress);
           progress.doneObjects++;
           this.report(progress, objects[index].id);
         } catch (err) {
@@ -93,13 +93,15 @@ export class ObjectDownloader {
     const concurrency = Math.max(1, Math.min(opts.concurrency ?? DEFAULT_CONCURRENCY, objects.length || 1));
     await Promise.all(Array.from({ length: concurrency }, () => worker()));
     if (firstError !== undefined) {
-      await Promise.all(written.map((p) => fs.rm(p, { force: true })));
+      await Promise.all(staged.map((f) => f && fs.rm(f.tempPath, { force: true })));
       if (opts.signal?.aborted) {
         throw new DqError('cancelled', `Download of job ${job.id} was cancelled`, { operation: 'download' });
       }
       throw firstError;
     }
-    return results as DownloadedFile[];
+    const files = staged as StagedFile[];
+    for (const f of files) await fs.rename(f.tempPath, f.file.path);
+    return files.map((f) => f.file);
   }
 
   private report(progress: Progress, objectId: string): void {
@@ -130,7 +132,7 @@ export class ObjectDownloader {
     opts: DownloadOptions,
     signal: AbortSignal,
     progress: Progress,
-  ): Promise<DownloadedFile> {
+  ): Promise<StagedFile> {
     const { options, logger } = this;
     const base = objectFileBaseName(object.id, index);
     const label = `object ${index + 1}/${progress.totalObjects}`;
@@ -258,9 +260,11 @@ export class ObjectDownloader {
       }
 
       const result = await sink.finish();
-      const finalPath = safeJoin(dir, base + resultFileExtension(opts.format, result.fileGzip));
-      await fs.rename(sink.tempPath, finalPath);
-      return { objectId: object.id, path: finalPath, bytes: result.fileBytes, sha256: result.sha256, gzip: result.fileGzip };
+      const finalPath = safeJoin(dir, base + resultFileExtension(opts.format ?? (await sniffFile(sink.tempPath)), result.fileGzip));
+      return {
+        tempPath: sink.tempPath,
+        file: { objectId: object.id, path: finalPath, bytes: result.fileBytes, sha256: result.sha256, gzip: result.fileGzip },
+      };
     } catch (err) {
       await sink.discard();
       if (opts.signal?.aborted) throw new DqError('cancelled', 'The download was cancelled', { operation: 'download' });
@@ -272,6 +276,24 @@ export class ObjectDownloader {
     const url = await this.options.freshUrl(objectId, signal);
     checkUrl(url, this.options.allowInsecureHttp, 'download link');
     return url;
+  }
+}
+
+/** A complete, verified object still under its temporary name. */
+interface StagedFile {
+  tempPath: string;
+  file: DownloadedFile;
+}
+
+/** The format of a finished file from its first bytes, when the caller did not say. */
+async function sniffFile(file: string): Promise<string | undefined> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const head = Buffer.alloc(16_384);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return sniffFormat(head.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
   }
 }
 

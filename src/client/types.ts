@@ -92,7 +92,7 @@ export interface DownloadProgress {
 export interface DownloadOptions {
   /** target folder; created when missing */
   dir: string;
-  /** format the job was created with: decides file extensions */
+  /** format the job was created with, for file extensions; found from the content when absent */
   format?: string;
   /** gunzip gzip objects while writing (default false) */
   decompress?: boolean;

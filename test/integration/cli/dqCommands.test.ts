@@ -111,7 +111,7 @@ describe('dq against the emulator', function () {
     const got = await runDq(['job', job.id], { env: envFor(emu) });
     assert.equal(JSON.parse(got.stdout).status, 'complete');
     const out = path.join(tmp, 'by-id');
-    const dl = await runDq(['download', job.id, '--out', out, '--format', 'jsonl'], { env: envFor(emu) });
+    const dl = await runDq(['download', job.id, '--out', out], { env: envFor(emu) });
     assert.equal(dl.code, 0, dl.stderr);
     assert.match(dl.stdout.trim(), /\.jsonl\.gz$/);
     const objects = (JSON.parse(got.stdout).objects as Array<{ id: string }>).map((o) => o.id);

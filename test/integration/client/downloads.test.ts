@@ -205,6 +205,26 @@ describe('downloads over loopback HTTP', function () {
     assert.deepEqual(await listDir(), []);
   });
 
+  it('a failed download leaves files from an earlier download of the same job as they were', async () => {
+    service.objects.set('good', gzipSync(Buffer.from('fine')));
+    const first = await client.downloadJob(job('good'), { dir, format: 'jsonl' });
+    const before = await fs.readFile(first[0].path);
+    service.objects.set('bad', gzipSync(Buffer.from('never')));
+    service.faults.set('bad', { failStatus: 500 });
+    const err = await client.downloadJob(job('good', 'bad'), { dir, format: 'jsonl', concurrency: 1 }).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.deepEqual(await listDir(), [path.basename(first[0].path)], 'the earlier file stays; no temporary file is left');
+    assert.deepEqual(await fs.readFile(first[0].path), before);
+  });
+
+  it('names files by their content when the format is not given', async () => {
+    service.objects.set('c1', gzipSync(Buffer.from('key.id,value.name\n1,a\n')));
+    service.objects.set('t1', Buffer.from('key.id\tvalue.name\n1\ta\n'));
+    const files = await client.downloadJob(job('c1', 't1'), { dir });
+    assert.match(path.basename(files[0].path), /\.csv\.gz$/);
+    assert.match(path.basename(files[1].path), /\.tsv$/);
+  });
+
   it('an expired job (links answer 404) is reported as jobExpired', async () => {
     const err = await client.downloadJob(job('deleted'), { dir, format: 'jsonl' }).catch((e: unknown) => e);
     assert.ok(isDqError(err));
