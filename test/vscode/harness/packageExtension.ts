@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from './toolchain';
 
-export const VSCE_ARGS = ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository'];
+export const VSCE_ARGS = ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--no-rewrite-relative-links'];
 
 export function packageExtension(outFile: string): string {
   fs.mkdirSync(path.dirname(outFile), { recursive: true });

@@ -79,6 +79,7 @@ export function writeUserSettings(run: RunFolder, extra: Record<string, unknown>
     'git.enabled': false,
     'security.workspace.trust.enabled': false,
     'update.mode': 'none',
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
     ...extra,
   };
   const dir = path.join(run.userData, 'User');

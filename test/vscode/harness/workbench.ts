@@ -55,7 +55,7 @@ export async function openDataQueryView(page: Page): Promise<void> {
   const item = page.locator('.activitybar .action-item [aria-label^="Data Query"]').first();
   await item.waitFor();
   await item.click();
-  await page.locator('.part.sidebar .pane-header', { hasText: /explorer/i }).first().waitFor();
+  await page.locator('.part.sidebar .title-label', { hasText: /Data Query/i }).first().waitFor();
 }
 
 /** A row of the sidebar tree whose label is exactly `label`. */
