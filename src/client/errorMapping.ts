@@ -93,15 +93,15 @@ function notFoundHint(kind: string | undefined, id: string | undefined): string 
   const what = id ? ` "${redact(id)}"` : '';
   switch (kind) {
     case 'namespace':
-      return `Check the namespace name${what}; list tables to see what exists.`;
+      return `Check the namespace name${what}; the service has no list of namespaces, so use one your provider names (for example canvas or catalog).`;
     case 'table':
       return `Check the table name${what}; list the namespace's tables to see what exists.`;
     case 'job':
-      return 'The job no longer exists (jobs and their files are deleted about 24 hours after they start); run the query again.';
+      return 'Check the job id; a job and its files are deleted about 24 hours after it starts, so an older job must be run again.';
     case 'object':
       return 'The result file no longer exists (results are deleted about 24 hours after the job started); run the query again.';
     default:
-      return 'Check the namespace and table names; list tables to see what exists.';
+      return 'Check the namespace and table names; list the namespace\'s tables to see what exists.';
   }
 }
 

@@ -20,14 +20,14 @@ async function failWith(status: number, body: unknown, call: 'list' | 'create' =
 }
 
 describe('error mapping (contract section 4)', () => {
-  it('404 namespace: notFound with the kind and id, and a hint to list tables', async () => {
+  it('404 namespace: notFound with the kind and id, and a hint that names the namespace', async () => {
     const err = await failWith(404, { error: { type: 'NotFound', uuid: 'u-1', message: 'namespace not found', id: 'nowhere', kind: 'namespace' } });
     assert.equal(err.kind, 'notFound');
     assert.equal(err.status, 404);
     assert.equal(err.uuid, 'u-1');
     assert.equal(err.details?.kind, 'namespace');
     assert.equal(err.details?.id, 'nowhere');
-    assert.match(err.hint ?? '', /Check the namespace name.*list tables/);
+    assert.match(err.hint ?? '', /Check the namespace name "nowhere"; the service has no list of namespaces/);
     assert.match(err.describe(), /uuid u-1/);
   });
 
