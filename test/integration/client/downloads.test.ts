@@ -78,7 +78,7 @@ describe('downloads over loopback HTTP', function () {
       assert.equal(f.bytes, originals[i].length);
       assert.equal(f.gzip, true);
     }
-    assert.deepEqual(service.linkRequests, [['obj-0'], ['obj-1'], ['obj-2']].sort(), 'one fresh link per object');
+    assert.deepEqual([...service.linkRequests].sort(), [['obj-0'], ['obj-1'], ['obj-2']], 'one fresh link per object, each asked for on its own');
     for (const r of service.objectRequests) {
       assert.equal(r.authorization, undefined, 'no Authorization to the object host');
       assert.equal(r.cookie, undefined);
