@@ -41,10 +41,14 @@ export const emulatorCommand: CommandSpec = {
   async run(ctx) {
     if (ctx.args.positionals.length > 0) throw new UsageError(`unexpected argument "${ctx.args.positionals[0]}"`);
     const o = ctx.args.options;
+    const host = o.host as string | undefined;
+    if (host !== undefined && !['127.0.0.1', 'localhost', '::1'].includes(host) && o['allow-remote'] !== true) {
+      throw new UsageError(`--host ${host} would let other machines reach the emulator; add --allow-remote if that is what you want`);
+    }
     const port = whole(o.port, '--port', 0);
     if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
     const options: EmulatorOptions = {
-      host: o.host as string | undefined,
+      host,
       allowNonLoopback: o['allow-remote'] === true,
       port,
       prefix: o.prefix as string | undefined,

@@ -71,3 +71,17 @@ describe('dq usage errors', () => {
     assert.match(one.stdout, /--no-download/);
   });
 });
+
+describe('dq emulator usage', () => {
+  it('will not listen beyond this machine without --allow-remote, and says so', async () => {
+    const run = await runDq(['emulator', '--host', '0.0.0.0']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--allow-remote/);
+  });
+
+  it('rejects a malformed fault spec, naming the known keys', async () => {
+    const run = await runDq(['emulator', '--faults', 'bogus=1']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /unknown key "bogus".*drop/);
+  });
+});
