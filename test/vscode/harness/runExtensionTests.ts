@@ -31,7 +31,7 @@ export async function runExtensionTests(): Promise<SuiteCounts> {
     await runTests({
       extensionDevelopmentPath: REPO_ROOT,
       extensionTestsPath: path.join(REPO_ROOT, 'out', 'test', 'vscode', 'suite', 'index'),
-      extensionTestsEnv: { DQ_VSCODE_RESULTS: resultsFile, DQ_RUN_DIR: run.root },
+      extensionTestsEnv: { DQ_VSCODE_RESULTS: resultsFile, DQ_RUN_DIR: run.root, DQ_VSCODE_RELAY: desktop ? '0' : '1' },
       ...(desktop
         ? { launchArgs }
         : { vscodeExecutablePath: process.execPath, launchArgs: [launcher, ...launchArgs] }),

@@ -9,7 +9,7 @@ import Mocha from 'mocha';
 
 /** Under the code-server launcher, marks the suite's console lines so it can relay them. */
 function markConsole(): () => void {
-  if (!process.env.DQ_RUN_DIR) return () => undefined;
+  if (process.env.DQ_VSCODE_RELAY !== '1') return () => undefined;
   const mark = '[dq-test] ';
   const { log, error } = console;
   const marked =
