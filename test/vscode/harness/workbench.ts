@@ -66,7 +66,17 @@ export function treeRow(page: Page, label: string): Locator {
 export async function expandRow(page: Page, label: string): Promise<void> {
   const row = treeRow(page, label);
   await row.waitFor();
-  if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+  if ((await row.getAttribute('aria-expanded')) !== 'true') await clickRow(page, row);
+}
+
+/**
+ * Clicks a tree row after moving the pointer off the tree: a pointer left resting on a row
+ * opens its hover tooltip, which can cover the next row and swallow the click.
+ */
+export async function clickRow(page: Page, row: Locator): Promise<void> {
+  const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.mouse.move(viewport.width - 20, viewport.height - 60);
+  await row.click();
 }
 
 /** Runs a command by its palette title, e.g. "Data Query: Add Connection". */

@@ -8,6 +8,7 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/emula
 import { screenshot } from '../harness/browser';
 import {
   answerInputBox,
+  clickRow,
   expandRow,
   notificationWith,
   openDataQueryView,
@@ -86,7 +87,7 @@ describe('Data Query view in the VS Code workbench', function () {
     const page = (open as OpenWorkbench).page;
     // collapse the sample connection so the new one is in view
     const sample = treeRow(page, 'Sample data');
-    if ((await sample.getAttribute('aria-expanded')) === 'true') await sample.click();
+    if ((await sample.getAttribute('aria-expanded')) === 'true') await clickRow(page, sample);
 
     await runPaletteCommand(page, 'Data Query: Add Connection');
     await answerInputBox(page, '(1/4)', 'Local emulator');
