@@ -2,7 +2,7 @@
 
 import type { DataQueryClient } from '../client/dataQueryClient';
 import { columnsOf, type Column } from '../core/schema';
-import type { JobRecord } from '../core/contract';
+import type { JobRecord, SchemaEnvelope } from '../core/contract';
 import { UsageError } from './argParser';
 import type { CommandContext, CommandSpec } from './commandSpec';
 import { EXIT } from './exitCodes';
@@ -30,6 +30,14 @@ function expectPositionals(ctx: CommandContext, min: number, max: number, usage:
   return p;
 }
 
+/** Reads `<namespace> <table>`, checked before any request, and fetches that schema. */
+async function fetchSchema(ctx: CommandContext, usage: string): Promise<SchemaEnvelope> {
+  const [ns, tb] = expectPositionals(ctx, 2, 2, usage);
+  const namespace = requireName(ns, 'namespace');
+  const table = requireName(tb, 'table');
+  return withClient(ctx, (c) => c.getSchema(namespace, table, { signal: ctx.io.interrupt }));
+}
+
 export const tablesCommand: CommandSpec = {
   name: 'tables',
   usage: 'dq tables <namespace>',
@@ -51,11 +59,7 @@ export const schemaCommand: CommandSpec = {
   summary: 'print a table\'s schema envelope {"version", "schema"} as JSON',
   options: [],
   async run(ctx) {
-    const [ns, tb] = expectPositionals(ctx, 2, 2, this.usage);
-    const namespace = requireName(ns, 'namespace');
-    const table = requireName(tb, 'table');
-    const envelope = await withClient(ctx, (c) => c.getSchema(namespace, table, { signal: ctx.io.interrupt }));
-    printJson(ctx, envelope);
+    printJson(ctx, await fetchSchema(ctx, this.usage));
     return EXIT.ok;
   },
 };
@@ -66,11 +70,7 @@ export const columnsCommand: CommandSpec = {
   summary: 'list a table\'s columns: name, type, key, required, description',
   options: [],
   async run(ctx) {
-    const [ns, tb] = expectPositionals(ctx, 2, 2, this.usage);
-    const namespace = requireName(ns, 'namespace');
-    const table = requireName(tb, 'table');
-    const envelope = await withClient(ctx, (c) => c.getSchema(namespace, table, { signal: ctx.io.interrupt }));
-    const columns = columnsOf(envelope);
+    const columns = columnsOf(await fetchSchema(ctx, this.usage));
     if (ctx.args.options.json) {
       printJson(
         ctx,

@@ -2,23 +2,10 @@
 // the extension host; another emulator started here stands for a remote service.
 
 import * as assert from 'node:assert/strict';
-import { DataQueryClient } from '../../../src/client/dataQueryClient';
+import { tablesOf } from '../../support/emulatorTables';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import type { ExplorerNode } from '../../../src/extension/explorer/explorerNodes';
 import { activateExtension, labels, setConnections } from './vscodeHelpers';
-
-async function tablesOf(emulator: RunningEmulator, namespace: string): Promise<string[]> {
-  const client = new DataQueryClient({
-    baseUrl: emulator.baseUrl,
-    dataPrefix: emulator.dataPrefix,
-    credentials: async () => ({ clientId: emulator.clientId, clientSecret: emulator.clientSecret }),
-  });
-  try {
-    return await client.listTables(namespace);
-  } finally {
-    await client.close();
-  }
-}
 
 describe('Explorer tree', () => {
   let reference: RunningEmulator;

@@ -3,7 +3,7 @@
 
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { DataQueryClient } from '../../../src/client/dataQueryClient';
+import { tablesOf } from '../../support/emulatorTables';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { screenshot } from '../harness/browser';
 import {
@@ -19,19 +19,6 @@ import {
   type OpenWorkbench,
   type ServedExtension,
 } from '../harness/workbench';
-
-async function tablesOf(emulator: RunningEmulator, namespace: string): Promise<string[]> {
-  const client = new DataQueryClient({
-    baseUrl: emulator.baseUrl,
-    dataPrefix: emulator.dataPrefix,
-    credentials: async () => ({ clientId: emulator.clientId, clientSecret: emulator.clientSecret }),
-  });
-  try {
-    return await client.listTables(namespace);
-  } finally {
-    await client.close();
-  }
-}
 
 async function visibleLabels(page: Page): Promise<string[]> {
   return page.locator('.part.sidebar .monaco-list-row .label-name').allInnerTexts();
