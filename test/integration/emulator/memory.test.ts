@@ -33,8 +33,12 @@ describe('emulator: memory stays flat for large results', function () {
       }
       const mb = 1024 * 1024;
       assert.ok(total > 120 * mb, `the result is large (${Math.round(total / mb)} MB)`);
-      assert.ok(peakRss - before.rss < 100 * mb, `RSS grew by ${Math.round((peakRss - before.rss) / mb)} MB`);
-      assert.ok(peakHeap - before.heapUsed < 100 * mb, `heap grew by ${Math.round((peakHeap - before.heapUsed) / mb)} MB`);
+      // Holding any one object whole would take more heap than half an object; streaming
+      // takes a small, constant amount (about 14 MB measured here for 47 MB objects).
+      const objectSize = total / job.objects.length;
+      assert.ok(peakHeap - before.heapUsed < objectSize / 2, `heap grew by ${Math.round((peakHeap - before.heapUsed) / mb)} MB for ${Math.round(objectSize / mb)} MB objects`);
+      // RSS also counts zlib and socket buffers and allocator slack: a coarse bound only.
+      assert.ok(peakRss - before.rss < 128 * mb, `RSS grew by ${Math.round((peakRss - before.rss) / mb)} MB`);
     } finally {
       await emu.close();
     }
