@@ -3,7 +3,8 @@
 // the operation's pause gate; 5xx and dropped connections are retried with full-jitter
 // backoff. Failures come out as DqErrors; nothing secret is logged.
 
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { exchange, type Exchange } from './httpExchange';
 import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
@@ -60,11 +61,9 @@ export class ApiTransport {
       await options.limiter.acquire(operation, { priority: req.priority, signal });
       const token = await options.tokens.getToken(signal);
       const started = options.clock.now();
-      let status: number;
-      let text: string;
-      let retryAfter: string | string[] | undefined;
+      let answer: Exchange;
       try {
-        const res = await request(req.url, {
+        answer = await exchange(req.url, {
           method: req.method,
           dispatcher: options.dispatcher,
           headers: {
@@ -75,12 +74,8 @@ export class ApiTransport {
           },
           body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
           signal,
-          headersTimeout: options.requestTimeoutMs,
-          bodyTimeout: options.requestTimeoutMs,
+          timeoutMs: options.requestTimeoutMs,
         });
-        status = res.statusCode;
-        retryAfter = res.headers['retry-after'];
-        text = await res.body.text();
       } catch (err) {
         if (signal?.aborted) throw new DqError('cancelled', `${operation} was cancelled`, { operation });
         const mapped = errorFromNetwork(err, operation, shown, signal);
@@ -94,6 +89,7 @@ export class ApiTransport {
         this.logger.debug(`${req.method} ${operation} failed after ${options.clock.now() - started} ms: ${mapped.message}`);
         throw mapped;
       }
+      const { status, text, retryAfter } = answer;
       this.logger.debug(`${req.method} ${operation} ${status} in ${options.clock.now() - started} ms`);
 
       if (status >= 200 && status < 300) {

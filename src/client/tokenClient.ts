@@ -2,7 +2,8 @@
 // callers (one request at a time), kept in memory only, and renewed ahead of expiry. The
 // token's lifetime comes from the JWT's `exp` claim when present, else from `expires_in`.
 
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { exchange, type Exchange } from './httpExchange';
 import type { Clock } from '../core/clock';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
 import { errorFromNetwork, errorFromResponse } from './errorMapping';
@@ -107,11 +108,9 @@ export class TokenClient {
     const basic = Buffer.from(`${creds.clientId}:${creds.clientSecret}`, 'utf8').toString('base64');
     for (let attempt = 0; ; attempt++) {
       const started = options.clock.now();
-      let status: number;
-      let text: string;
-      let retryAfter: string | string[] | undefined;
+      let answer: Exchange;
       try {
-        const res = await request(options.loginUrl, {
+        answer = await exchange(options.loginUrl, {
           method: 'POST',
           dispatcher: options.dispatcher,
           headers: {
@@ -121,12 +120,8 @@ export class TokenClient {
             'user-agent': options.userAgent,
           },
           body: 'grant_type=client_credentials',
-          headersTimeout: options.requestTimeoutMs,
-          bodyTimeout: options.requestTimeoutMs,
+          timeoutMs: options.requestTimeoutMs,
         });
-        status = res.statusCode;
-        retryAfter = res.headers['retry-after'];
-        text = await res.body.text();
       } catch (err) {
         if (isTransientNetworkError(err) && attempt < options.retry.maxRetries) {
           const delay = backoffDelayMs(attempt, options.retry);
@@ -136,6 +131,7 @@ export class TokenClient {
         }
         throw errorFromNetwork(err, 'login', safeUrl(options.loginUrl));
       }
+      const { status, text, retryAfter } = answer;
       this.logger.debug(`POST login ${status} in ${options.clock.now() - started} ms`);
       if (status >= 200 && status < 300) {
         const token = parseTokenResponse(text);
