@@ -10,6 +10,7 @@ export const EXIT = {
   job: 5,
   service: 6,
   network: 7,
+  io: 8,
   interrupted: 130,
 } as const;
 
@@ -27,6 +28,7 @@ const BY_KIND: Record<ErrorKind, number> = {
   server: EXIT.service,
   invalidResponse: EXIT.service,
   network: EXIT.network,
+  io: EXIT.io,
   cancelled: EXIT.interrupted,
 };
 

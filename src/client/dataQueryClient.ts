@@ -24,7 +24,7 @@ import { JobPoller } from './jobPoller';
 import { ObjectDownloader } from './objectDownloader';
 import { OperationLimiter } from './operationLimiter';
 import { parseJobRecord, parsePresignedUrls, parseSchemaEnvelope, parseTableList } from './responseParsers';
-import type { RetryPolicy } from './retryPolicy';
+import { DEFAULT_MAX_WAIT_MS, type RetryPolicy } from './retryPolicy';
 import { checkUrl, ServiceUrls } from './serviceUrls';
 import { TokenClient } from './tokenClient';
 import type {
@@ -77,6 +77,7 @@ export class DataQueryClient {
       maxRetries: options.maxRetries ?? 4,
       baseMs: options.retryBaseMs ?? 500,
       maxMs: options.retryMaxMs ?? 30_000,
+      maxWaitMs: options.maxRetryWaitMs ?? DEFAULT_MAX_WAIT_MS,
       random: options.random ?? Math.random,
     };
     const limits: Record<Operation, number> = { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };

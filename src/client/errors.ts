@@ -15,6 +15,7 @@ export type ErrorKind =
   | 'jobFailed' // the job ended in `failed`
   | 'jobExpired' // the job or its objects were deleted (about 24 h after start)
   | 'insecure' // plain http to a non-loopback host without opt-in
+  | 'io' // a local file-system failure (disk full, permission denied, read-only): never retried
   | 'cancelled'; // the caller aborted
 
 export interface DqErrorInit {

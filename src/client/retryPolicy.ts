@@ -1,13 +1,71 @@
 // When and how long to wait before trying a failed call again: exponential backoff with
 // full jitter, Retry-After parsing, and which failures are worth another attempt.
 
+import type { Clock } from '../core/clock';
+import { DqError } from './errors';
+
 export interface RetryPolicy {
   /** attempts after the first */
   maxRetries: number;
   baseMs: number;
   maxMs: number;
+  /**
+   * The longest wait a server may ask for with Retry-After (or a 429 without it may cost).
+   * A longer one fails at once as kind `rateLimited`, naming the time the server gave.
+   */
+  maxWaitMs: number;
   /** uniform in [0, 1) */
   random: () => number;
+}
+
+export const DEFAULT_MAX_WAIT_MS = 2 * 60_000;
+
+export interface RetryWaitInput {
+  /** retries already made (0 before the first retry) */
+  retry: number;
+  /** the answer's status, when there was an answer */
+  status?: number;
+  /** the answer's Retry-After header */
+  retryAfter?: string | string[];
+  /** the wait for a 429 that named none (contract: a conservative default, 30 s) */
+  default429Ms?: number;
+  now: number;
+  /** e.g. `listTables`, `sign-in`, `object 2/5`: named in the error */
+  operation: string;
+}
+
+/**
+ * The one answer to "how long before the next try": the server's Retry-After when it named
+ * one, the 429 default when a 429 named none (never less than the backoff), else full-jitter
+ * backoff. A wait above `policy.maxWaitMs` throws a `rateLimited` DqError at once.
+ */
+export function retryDelayMs(policy: RetryPolicy, input: RetryWaitInput): number {
+  const backoff = backoffDelayMs(input.retry, policy);
+  const named = parseRetryAfter(input.retryAfter, input.now);
+  let wait = backoff;
+  if (named !== undefined) wait = named;
+  else if (input.status === 429) wait = Math.max(input.default429Ms ?? 30_000, backoff);
+  if (wait > policy.maxWaitMs) {
+    const seconds = Math.ceil(wait / 1000);
+    const until = new Date(input.now + wait).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    throw new DqError('rateLimited', `The service asked ${input.operation} to wait ${seconds} s (until ${until}), longer than the ${Math.ceil(policy.maxWaitMs / 1000)} s this client waits`, {
+      status: input.status,
+      operation: input.operation,
+      details: { retryAfterMs: wait, retryAt: until },
+      hint: `Try again after ${until}, or raise the longest wait allowed.`,
+    });
+  }
+  return wait;
+}
+
+/** Sleeps on the clock; an abort becomes a `cancelled` DqError naming the operation. */
+export async function waitOrCancel(clock: Clock, ms: number, signal: AbortSignal | undefined, operation: string): Promise<void> {
+  if (signal?.aborted) throw new DqError('cancelled', `${operation} was cancelled`, { operation });
+  try {
+    await clock.sleep(ms, signal);
+  } catch {
+    throw new DqError('cancelled', `${operation} was cancelled`, { operation });
+  }
 }
 
 /** Full jitter: uniform in [0, min(maxMs, baseMs * 2^retry)). `retry` counts from 0. */

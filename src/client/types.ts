@@ -49,6 +49,8 @@ export interface DataQueryClientOptions {
   /** backoff base and cap for retries (defaults 500 ms and 30 s) */
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** longest Retry-After (or 429 pause) waited out before failing as rateLimited; default 2 minutes */
+  maxRetryWaitMs?: number;
   /** permit plain http:// to a non-loopback host (default false) */
   allowInsecureHttp?: boolean;
   /** e.g. `data-query-explorer/0.1.0 (vscode)`; a default naming the client is sent otherwise */

@@ -9,7 +9,7 @@ const schemaOk = { status: 200, body: { version: 2, schema: { type: 'object' } }
 
 describe('retries', () => {
   it('backoff ceilings grow exponentially up to the cap, with full jitter inside [0, ceiling)', () => {
-    const policy = { maxRetries: 10, baseMs: 500, maxMs: 30_000 };
+    const policy = { maxRetries: 10, baseMs: 500, maxMs: 30_000, maxWaitMs: 120_000 };
     const ceilings = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelayMs(n, { ...policy, random: () => 0.999999 }));
     assert.deepEqual(ceilings, [499, 999, 1999, 3999, 7999, 15999, 29999, 29999]);
     for (let n = 0; n < 8; n++) {
