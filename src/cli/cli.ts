@@ -92,7 +92,8 @@ function generalHelp(): string {
     ...formatOptions(GLOBAL_OPTIONS),
     '',
     'Exit codes: 0 ok, 2 usage, 3 authentication, 4 not found, 5 job failed or expired,',
-    '6 other service error, 7 network, 130 interrupted. DQ_DEBUG=1 shows stack traces.',
+    '6 other service error, 7 network, 8 local files (disk full, file too large, permission',
+    'denied, read-only folder), 130 interrupted. DQ_DEBUG=1 shows stack traces.',
     'Run `dq help <command>` or `dq <command> --help` for a command\'s options.',
     '',
   ].join('\n');

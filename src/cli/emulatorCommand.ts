@@ -1,6 +1,7 @@
 // dq emulator: runs the local Data Query Service until interrupted.
 
 import { startEmulator, type EmulatorOptions } from '../emulator/emulator';
+import { FAULT_KEYS } from '../emulator/faults';
 import type { OptionSpec } from './argParser';
 import { UsageError } from './argParser';
 import type { CommandSpec } from './commandSpec';
@@ -20,7 +21,13 @@ const OPTIONS: readonly OptionSpec[] = [
   { name: 'seed', kind: 'number', valueName: 'N', description: 'seed of the sample data and faults (default 1)' },
   { name: 'limit-window', kind: 'number', valueName: 'SEC', description: 'rate-limit window (default 60)' },
   { name: 'limits', kind: 'boolean', negatable: true, description: 'enforce rate limits (default; --no-limits turns them off)' },
-  { name: 'faults', kind: 'string', valueName: 'SPEC', description: 'inject faults, e.g. 5xx=0.1,drop=0.2,seed=7' },
+  { name: 'object-rate', kind: 'number', valueName: 'BYTES', description: 'pace each object download to BYTES per second, like an object store (default: unpaced)' },
+  {
+    name: 'faults',
+    kind: 'string',
+    valueName: 'SPEC',
+    description: `inject faults, e.g. 5xx=0.1,drop=0.2,expireUrl=0.3,ignoreRange=0.1,seed=7 (shares 0 to 1; keys: ${FAULT_KEYS.join(', ')})`,
+  },
   { name: 'json', kind: 'boolean', description: 'print one JSON line {baseUrl, dataPrefix, clientId, clientSecret}' },
   { name: 'help', kind: 'boolean', description: 'show help' },
 ];
@@ -34,7 +41,7 @@ function whole(value: unknown, option: string, min: number): number | undefined 
 
 export const emulatorCommand: CommandSpec = {
   name: 'emulator',
-  usage: 'dq emulator [--host 127.0.0.1] [--port N] [--prefix dap] [--client-id ID] [--client-secret S] [--token-ttl SEC] [--job-delay MS] [--url-ttl SEC] [--rows N] [--seed N] [--limit-window SEC] [--no-limits] [--faults SPEC] [--json]',
+  usage: 'dq emulator [--host 127.0.0.1] [--port N] [--prefix dap] [--client-id ID] [--client-secret S] [--token-ttl SEC] [--job-delay MS] [--url-ttl SEC] [--rows N] [--seed N] [--limit-window SEC] [--no-limits] [--object-rate BYTES] [--faults SPEC] [--json]',
   summary: 'run a local Data Query Service (sample data, rate limits, faults) until Ctrl-C',
   options: OPTIONS,
   ownOptionsOnly: true,
@@ -61,6 +68,7 @@ export const emulatorCommand: CommandSpec = {
       seed: whole(o.seed, '--seed', 0),
       limitWindowSec: whole(o['limit-window'], '--limit-window', 1),
       limits: o.limits === false ? false : undefined,
+      objectBytesPerSecond: whole(o['object-rate'], '--object-rate', 1),
       faults: o.faults as string | undefined,
     };
     let emulator;

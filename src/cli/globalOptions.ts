@@ -4,6 +4,7 @@ import type { OptionSpec, OptionValues } from './argParser';
 import { UsageError } from './argParser';
 import { DataQueryClient } from '../client/dataQueryClient';
 import { DEFAULT_DATA_PREFIX } from '../core/contract';
+import { parseBaseUrl } from '../core/httpUrl';
 import type { Logger } from '../core/logger';
 import { redact } from '../core/logger';
 import type { CliIo } from './cliIo';
@@ -39,15 +40,8 @@ export function stderrLogger(io: CliIo): Logger {
 export function createClient(options: OptionValues, io: CliIo): DataQueryClient {
   const baseUrl = options['base-url'] as string | undefined;
   if (!baseUrl) throw new UsageError('no service given: pass --base-url or set DQ_BASE_URL (try `dq emulator` for a local one)');
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw new UsageError(`--base-url is not a URL: "${baseUrl}"`);
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new UsageError(`--base-url must start with https:// (got ${parsed.protocol}//)`);
-  }
+  const { problem } = parseBaseUrl(baseUrl);
+  if (problem) throw new UsageError(`--base-url "${redact(baseUrl)}" cannot be used: ${problem}`);
   const clientId = options['client-id'] as string | undefined;
   const clientSecret = options['client-secret'] as string | undefined;
   if (!clientId) throw new UsageError('no client ID: pass --client-id or set DQ_CLIENT_ID');

@@ -1,6 +1,7 @@
 // Checks of what a person typed, made before any request so mistakes cost no rate budget.
 
 import { FORMATS, MODES, type Format, type Mode } from '../core/contract';
+import { isoUtc } from '../core/isoTime';
 import { UsageError } from './argParser';
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
@@ -51,7 +52,7 @@ export function parseDateTime(value: unknown, option: string): string | undefine
   if (!iso[1]) text += text.includes('T') ? 'Z' : 'T00:00:00Z';
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) throw new UsageError(`${option} is not a real date-time: "${raw}"`);
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  return isoUtc(ms);
 }
 
 export function parseConcurrency(value: unknown): number | undefined {

@@ -1,7 +1,8 @@
 // One data call end to end: wait for the operation's rate budget, attach the bearer token,
-// send, and read the answer. 401 gets one forced token refresh and one more try; 429 closes
-// the operation's pause gate; 5xx and dropped connections are retried with full-jitter
-// backoff. Failures come out as DqErrors; nothing secret is logged.
+// send, and read the answer. 401 gets one forced token refresh and one more try, and after
+// that is retried like a 5xx (gateways refuse valid tokens now and then); 429 closes the
+// operation's pause gate for the retry policy's wait; 5xx and dropped connections are
+// retried after the policy's wait. Failures come out as DqErrors; nothing secret is logged.
 
 import type { Dispatcher } from 'undici';
 import { exchange, type Exchange } from './httpExchange';
@@ -9,12 +10,11 @@ import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
 import { errorFromNetwork, errorFromResponse } from './errorMapping';
-import { DqError } from './errors';
 import type { OperationLimiter } from './operationLimiter';
 import { parseJson } from './responseParsers';
-import { backoffDelayMs, isRetryableStatus, isTransientNetworkError, parseRetryAfter, type RetryPolicy } from './retryPolicy';
+import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, waitOrCancel, type RetryPolicy } from './retryPolicy';
 import type { TokenClient } from './tokenClient';
-import type { Priority } from './types';
+import type { CallOptions, Priority, QueueReason } from './types';
 
 export interface ApiTransportOptions {
   dispatcher: Dispatcher;
@@ -36,6 +36,7 @@ export interface ApiRequest {
   body?: unknown;
   priority?: Priority;
   signal?: AbortSignal;
+  onQueued?: CallOptions['onQueued'];
 }
 
 export interface ApiResponse {
@@ -54,16 +55,18 @@ export class ApiTransport {
     const { options } = this;
     const { operation, signal } = req;
     const shown = safeUrl(req.url);
+    const onQueued = req.onQueued && ((wait: { waitMs: number; reason: QueueReason }) => req.onQueued?.({ operation, ...wait }));
     let refreshed = false;
     let retries = 0;
     for (;;) {
-      throwIfAborted(signal, operation);
-      await options.limiter.acquire(operation, { priority: req.priority, signal });
+      if (signal?.aborted) throw cancelledError(operation);
+      await options.limiter.acquire(operation, { priority: req.priority, signal, onQueued });
       const token = await options.tokens.getToken(signal);
       const started = options.clock.now();
       let answer: Exchange;
       try {
         answer = await exchange(req.url, {
+          operation,
           method: req.method,
           dispatcher: options.dispatcher,
           headers: {
@@ -77,13 +80,13 @@ export class ApiTransport {
           timeoutMs: options.requestTimeoutMs,
         });
       } catch (err) {
-        if (signal?.aborted) throw new DqError('cancelled', `${operation} was cancelled`, { operation });
+        if (signal?.aborted) throw cancelledError(operation);
         const mapped = errorFromNetwork(err, operation, shown, signal);
         if (isTransientNetworkError(err) && retries < options.retry.maxRetries) {
-          const delay = backoffDelayMs(retries, options.retry);
+          const delay = retryDelayMs(options.retry, { retry: retries, now: options.clock.now(), operation });
           retries++;
           this.logger.info(`${req.method} ${operation}: connection dropped, retry ${retries}/${options.retry.maxRetries} in ${delay} ms`);
-          await this.sleep(delay, signal, operation);
+          await waitOrCancel(options.clock, delay, signal, operation);
           continue;
         }
         this.logger.debug(`${req.method} ${operation} failed after ${options.clock.now() - started} ms: ${mapped.message}`);
@@ -109,37 +112,25 @@ export class ApiTransport {
         limit: options.limits[operation],
         retries,
       });
-      const retryable = isRetryableStatus(status) && error.kind !== 'account';
+      if (!(isRetryableStatus(status) || status === 401) || error.kind === 'account') throw error;
+      const delay = retryDelayMs(options.retry, {
+        retry: retries,
+        status,
+        retryAfter,
+        default429Ms: options.defaultRetryAfterMs,
+        now: options.clock.now(),
+        operation,
+        answer: error,
+      });
+      if (status === 429) options.limiter.pause(operation, delay); // holds back every caller of the operation
+      if (retries >= options.retry.maxRetries) throw error;
+      retries++;
       if (status === 429) {
-        const wait = parseRetryAfter(retryAfter, options.clock.now()) ?? Math.max(options.defaultRetryAfterMs, backoffDelayMs(retries, options.retry));
-        options.limiter.pause(operation, wait);
-        if (retries < options.retry.maxRetries) {
-          retries++;
-          this.logger.warn(`${operation}: HTTP 429, waiting ${Math.ceil(wait / 1000)} s before retry ${retries}/${options.retry.maxRetries}`);
-          continue; // the limiter's pause gate does the waiting
-        }
-        throw error;
+        this.logger.warn(`${operation}: HTTP 429, waiting ${Math.ceil(delay / 1000)} s before retry ${retries}/${options.retry.maxRetries}`);
+        continue; // the pause gate does the waiting
       }
-      if (retryable && retries < options.retry.maxRetries) {
-        const delay = backoffDelayMs(retries, options.retry);
-        retries++;
-        this.logger.info(`${req.method} ${operation}: HTTP ${status}, retry ${retries}/${options.retry.maxRetries} in ${delay} ms`);
-        await this.sleep(delay, signal, operation);
-        continue;
-      }
-      throw error;
+      this.logger.info(`${req.method} ${operation}: HTTP ${status}, retry ${retries}/${options.retry.maxRetries} in ${delay} ms`);
+      await waitOrCancel(options.clock, delay, signal, operation);
     }
   }
-
-  private async sleep(ms: number, signal: AbortSignal | undefined, operation: Operation): Promise<void> {
-    try {
-      await this.options.clock.sleep(ms, signal);
-    } catch {
-      throw new DqError('cancelled', `${operation} was cancelled`, { operation });
-    }
-  }
-}
-
-function throwIfAborted(signal: AbortSignal | undefined, operation: Operation): void {
-  if (signal?.aborted) throw new DqError('cancelled', `${operation} was cancelled`, { operation });
 }

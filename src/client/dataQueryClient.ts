@@ -10,6 +10,8 @@ import {
   DEFAULT_RATE_WINDOW_MS,
   FORMATS,
   MODES,
+  OPERATION_ROUTES,
+  OPERATIONS,
   type CreateJobRequest,
   type JobRecord,
   type Operation,
@@ -17,15 +19,15 @@ import {
   type SchemaEnvelope,
 } from '../core/contract';
 import { nullLogger, type Logger } from '../core/logger';
-import { ApiTransport } from './apiTransport';
+import { ApiTransport, type ApiResponse } from './apiTransport';
 import { createDispatcher } from './dispatcher';
 import { DqError, isDqError } from './errors';
 import { JobPoller } from './jobPoller';
 import { ObjectDownloader } from './objectDownloader';
 import { OperationLimiter } from './operationLimiter';
 import { parseJobRecord, parsePresignedUrls, parseSchemaEnvelope, parseTableList } from './responseParsers';
-import { DEFAULT_MAX_WAIT_MS, type RetryPolicy } from './retryPolicy';
-import { checkUrl, ServiceUrls } from './serviceUrls';
+import { DEFAULT_MAX_WAIT_MS, waitOrCancel, type RetryPolicy } from './retryPolicy';
+import { checkBaseUrl, ServiceUrls } from './serviceUrls';
 import { TokenClient } from './tokenClient';
 import type {
   BudgetSnapshot,
@@ -71,19 +73,20 @@ export class DataQueryClient {
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher = options.dispatcher ?? createDispatcher(options.proxy);
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
-    const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-    const defaultRetryAfterMs = options.defaultRetryAfterMs ?? 30_000;
+    const requestTimeoutMs = numberOption(options, 'requestTimeoutMs', 60_000, { min: 1 });
+    const defaultRetryAfterMs = numberOption(options, 'defaultRetryAfterMs', 30_000, { min: 0 });
     const retry: RetryPolicy = {
-      maxRetries: options.maxRetries ?? 4,
-      baseMs: options.retryBaseMs ?? 500,
-      maxMs: options.retryMaxMs ?? 30_000,
-      maxWaitMs: options.maxRetryWaitMs ?? DEFAULT_MAX_WAIT_MS,
+      maxRetries: numberOption(options, 'maxRetries', 4, { min: 0, integer: true }),
+      baseMs: numberOption(options, 'retryBaseMs', 500, { min: 0 }),
+      maxMs: numberOption(options, 'retryMaxMs', 30_000, { min: 0 }),
+      maxWaitMs: numberOption(options, 'maxRetryWaitMs', DEFAULT_MAX_WAIT_MS, { min: 0, infinite: true }),
       random: options.random ?? Math.random,
     };
-    const limits: Record<Operation, number> = { ...DEFAULT_RATE_LIMITS, ...(options.rateLimits ?? {}) };
+    const limits = rateLimitsOption(options.rateLimits);
     this.limiter = new OperationLimiter({
       limits,
-      windowMs: options.rateWindowMs ?? DEFAULT_RATE_WINDOW_MS,
+      windowMs: numberOption(options, 'rateWindowMs', DEFAULT_RATE_WINDOW_MS, { min: 1 }),
+      maxPauseMs: retry.maxWaitMs,
       clock: this.clock,
       logger: this.logger,
     });
@@ -91,10 +94,11 @@ export class DataQueryClient {
       loginUrl: this.urls.login(),
       credentials: options.credentials,
       dispatcher: this.dispatcher,
+      limiter: this.limiter,
       clock: this.clock,
       logger: this.logger,
       userAgent,
-      refreshMarginMs: options.tokenRefreshMarginMs ?? 60_000,
+      refreshMarginMs: numberOption(options, 'tokenRefreshMarginMs', 60_000, { min: 0 }),
       requestTimeoutMs,
       retry,
       defaultRetryAfterMs,
@@ -123,6 +127,7 @@ export class DataQueryClient {
       userAgent,
       retry,
       requestTimeoutMs,
+      defaultRetryAfterMs,
       allowInsecureHttp: this.allowInsecureHttp,
       freshUrl: (objectId, signal) => this.freshUrl(objectId, signal),
     });
@@ -135,35 +140,30 @@ export class DataQueryClient {
   }
 
   async listTables(namespace: string, opts: CallOptions = {}): Promise<string[]> {
-    const url = this.url('listTables', { namespace }, opts);
-    const res = await this.transport.call({ operation: 'listTables', method: 'GET', url, priority: opts.priority, signal: opts.signal });
+    const res = await this.call('listTables', this.url('listTables', { namespace }, opts), opts);
     return parseTableList(res.data);
   }
 
   async getSchema(namespace: string, table: string, opts: CallOptions = {}): Promise<SchemaEnvelope> {
-    const url = this.url('getSchema', { namespace, table }, opts);
-    const res = await this.transport.call({ operation: 'getSchema', method: 'GET', url, priority: opts.priority, signal: opts.signal });
+    const res = await this.call('getSchema', this.url('getSchema', { namespace, table }, opts), opts);
     return parseSchemaEnvelope(res.data);
   }
 
   async createJob(namespace: string, table: string, request: CreateJobRequest, opts: CallOptions = {}): Promise<JobRecord> {
     const body = jobRequestBody(request);
-    const url = this.url('createJob', { namespace, table }, opts);
-    const res = await this.transport.call({ operation: 'createJob', method: 'POST', url, body, priority: opts.priority, signal: opts.signal });
+    const res = await this.call('createJob', this.url('createJob', { namespace, table }, opts), opts, body);
     return parseJobRecord(res.data, 'createJob');
   }
 
   async getJob(jobId: string, opts: CallOptions = {}): Promise<JobRecord> {
-    const url = this.url('getJob', { jobId }, { ...opts, scope: undefined }, false);
-    const res = await this.transport.call({ operation: 'getJob', method: 'GET', url, priority: opts.priority, signal: opts.signal });
+    const res = await this.call('getJob', this.url('getJob', { jobId }, { ...opts, scope: undefined }, false), opts);
     return parseJobRecord(res.data, 'getJob');
   }
 
   async createUrls(objectIds: string[], opts: CallOptions = {}): Promise<PresignedUrlResponse> {
     if (objectIds.length === 0) return { urls: {} };
-    const url = this.url('createUrls', {}, opts, false);
     const body = objectIds.map((id) => ({ id }));
-    const res = await this.transport.call({ operation: 'createUrls', method: 'POST', url, body, priority: opts.priority, signal: opts.signal });
+    const res = await this.call('createUrls', this.url('createUrls', {}, opts, false), opts, body);
     return parsePresignedUrls(res.data, objectIds);
   }
 
@@ -186,11 +186,7 @@ export class DataQueryClient {
       const left = expiresAt - this.clock.now();
       if (Number.isNaN(expiresAt) || left >= NEAR_EXPIRY_MS) break;
       this.logger.info(`job ${job.id} expires in ${Math.max(0, Math.round(left / 1000))} s; waiting for it to expire before asking again`);
-      try {
-        await this.clock.sleep(Math.max(0, left) + 1_000, opts.signal);
-      } catch {
-        throw new DqError('cancelled', 'Stopped waiting for an expiring job', { operation: 'createJob' });
-      }
+      await waitOrCancel(this.clock, Math.max(0, left) + 1_000, opts.signal, 'Waiting for an expiring job');
       job = await this.createJob(namespace, table, request, opts);
     }
     opts.onUpdate?.(job);
@@ -219,7 +215,12 @@ export class DataQueryClient {
 
   private ready(): void {
     if (this.closed) throw new DqError('usage', 'The client has been closed');
-    checkUrl(this.baseUrl, this.allowInsecureHttp, 'base URL');
+    checkBaseUrl(this.baseUrl, this.allowInsecureHttp);
+  }
+
+  private call(operation: Operation, url: string, opts: CallOptions, body?: unknown): Promise<ApiResponse> {
+    const { method } = OPERATION_ROUTES[operation];
+    return this.transport.call({ operation, method, url, body, priority: opts.priority, signal: opts.signal, onQueued: opts.onQueued });
   }
 
   private url(operation: Operation, params: Record<string, string>, opts: CallOptions, scoped = true): string {
@@ -260,4 +261,41 @@ function jobRequestBody(request: CreateJobRequest): CreateJobRequest {
   if (request.until) body.until = request.until;
   if (request.mode) body.mode = request.mode;
   return body;
+}
+
+interface NumberRule {
+  min: number;
+  integer?: boolean;
+  /** Infinity is meaningful (no limit) */
+  infinite?: boolean;
+}
+
+type NumericOption = {
+  [K in keyof DataQueryClientOptions]-?: NonNullable<DataQueryClientOptions[K]> extends number ? K : never;
+}[keyof DataQueryClientOptions];
+
+/** A numeric option, or its default; NaN, out of range or a needless Infinity is a usage error naming it. */
+function numberOption(options: DataQueryClientOptions, name: NumericOption, fallback: number, rule: NumberRule): number {
+  const value = options[name];
+  return value === undefined ? fallback : checkNumber(name, value, rule);
+}
+
+function checkNumber(name: string, value: unknown, rule: NumberRule): number {
+  const n = value as number;
+  const finiteOk = typeof n === 'number' && Number.isFinite(n) && (!rule.integer || Number.isInteger(n));
+  if ((finiteOk || (rule.infinite && n === Infinity)) && n >= rule.min) return n;
+  const what = rule.integer ? 'a whole number' : 'a number';
+  throw new DqError('usage', `The client option ${name} must be ${what} of at least ${rule.min}${rule.infinite ? ' (or Infinity)' : ''}, not ${String(value)}`, {
+    hint: `Fix ${name} in the settings or code that creates the client.`,
+  });
+}
+
+/** The per-operation limits: the defaults, overridden by whole numbers of at least 1. */
+function rateLimitsOption(overrides: DataQueryClientOptions['rateLimits']): Record<Operation, number> {
+  const limits: Record<Operation, number> = { ...DEFAULT_RATE_LIMITS };
+  for (const op of OPERATIONS) {
+    const value = overrides?.[op];
+    if (value !== undefined) limits[op] = checkNumber(`rateLimits.${op}`, value, { min: 1, integer: true });
+  }
+  return limits;
 }

@@ -3,7 +3,8 @@
 // that came from elsewhere passes through `redact` first.
 
 import type { Operation, ServiceErrorBody } from '../core/contract';
-import { redact } from '../core/logger';
+import { isRecord } from '../core/isRecord';
+import { redact, withSafeUrls } from '../core/logger';
 import { DqError, type ErrorKind } from './errors';
 import { errorCode } from './retryPolicy';
 
@@ -49,12 +50,11 @@ export function parseErrorBody(bodyText: string): ServiceErrorBody | undefined {
   if (!bodyText) return undefined;
   try {
     const parsed: unknown = JSON.parse(bodyText);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      const inner = (parsed as { error?: unknown }).error;
-      if (inner && typeof inner === 'object' && !Array.isArray(inner)) return inner as ServiceErrorBody;
+    if (isRecord(parsed)) {
+      const inner = parsed.error;
+      if (isRecord(inner)) return inner as ServiceErrorBody;
       if (typeof inner === 'string') return { message: inner };
-      const message = (parsed as { message?: unknown }).message;
-      if (typeof message === 'string') return { message };
+      if (typeof parsed.message === 'string') return { message: parsed.message };
     }
   } catch {
     /* not JSON */
@@ -62,8 +62,17 @@ export function parseErrorBody(bodyText: string): ServiceErrorBody | undefined {
   return undefined;
 }
 
+/** A non-empty server string, redacted. */
 function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v.length > 0 ? v : undefined;
+  return typeof v === 'string' && v.length > 0 ? redact(v) : undefined;
+}
+
+/** Server data with every string in it redacted. */
+function redactedValue(value: unknown): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map(redactedValue);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactedValue(v)]));
+  return value;
 }
 
 function detailsOf(body: ServiceErrorBody | undefined): Record<string, unknown> | undefined {
@@ -71,7 +80,7 @@ function detailsOf(body: ServiceErrorBody | undefined): Record<string, unknown> 
   const details: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
     if (k === 'type' || k === 'uuid' || k === 'message') continue;
-    details[k] = v;
+    details[k] = redactedValue(v);
   }
   return Object.keys(details).length > 0 ? details : undefined;
 }
@@ -90,7 +99,7 @@ function defaultNotFoundKind(operation: CallName): string | undefined {
 }
 
 function notFoundHint(kind: string | undefined, id: string | undefined): string {
-  const what = id ? ` "${redact(id)}"` : '';
+  const what = id ? ` "${id}"` : '';
   switch (kind) {
     case 'namespace':
       return `Check the namespace name${what}; the service has no list of namespaces, so use one your provider names (for example canvas or catalog).`;
@@ -125,7 +134,7 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
   const uuid = str(body?.uuid);
   const details = detailsOf(body);
   const label = operationLabel(operation);
-  const serverMessage = str(body?.message) ? redact(String(body?.message)) : undefined;
+  const serverMessage = str(body?.message);
   const said = serverMessage ?? (body ? undefined : bodyText.trim() ? `the gateway answered: ${excerpt(bodyText)}` : undefined);
   const message = `${label} failed with HTTP ${status}${said ? `: ${said}` : ''}`;
   const init = { status, type, uuid, operation, details };
@@ -203,7 +212,7 @@ export function errorFromNetwork(err: unknown, operation: CallName, target: stri
   }
   const code = errorCode(err);
   const raw = err instanceof Error ? err.message : String(err);
-  const message = `${operationLabel(operation)} could not reach ${target}: ${redact(raw)}${code ? ` (${code})` : ''}`;
+  const message = `${operationLabel(operation)} could not reach ${target}: ${redact(withSafeUrls(raw))}${code ? ` (${code})` : ''}`;
   let hint = 'Check the network connection and proxy settings, then try again.';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') hint = 'Check the base URL\'s host name and your DNS or proxy settings.';
   else if (code === 'ECONNREFUSED') hint = 'Nothing answered at that address; check the base URL and port, or the proxy.';

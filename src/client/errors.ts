@@ -1,5 +1,8 @@
 // Every failure the client reports is a DqError with a kind that callers branch on and a
-// message a person can act on. Messages never contain tokens, secrets or signed URLs.
+// message a person can act on. Messages never contain tokens, secrets or signed URLs, and
+// neither does the `cause` it keeps.
+
+import { redact, withSafeUrls } from '../core/logger';
 
 export type ErrorKind =
   | 'usage' // the caller's input is invalid; refused before any request
@@ -30,6 +33,7 @@ export interface DqErrorInit {
   details?: Record<string, unknown>;
   /** what the user can do next */
   hint?: string;
+  /** the underlying failure: kept as its name, code and a message without URLs or secrets */
   cause?: unknown;
 }
 
@@ -43,7 +47,7 @@ export class DqError extends Error {
   readonly hint?: string;
 
   constructor(kind: ErrorKind, message: string, init: DqErrorInit = {}) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    super(message, init.cause === undefined ? undefined : { cause: safeCause(init.cause) });
     this.name = 'DqError';
     this.kind = kind;
     this.status = init.status;
@@ -63,6 +67,19 @@ export class DqError extends Error {
     const hint = this.hint ? ` ${this.hint}` : '';
     return `${facts.join(', ')}: ${this.message}${hint}`;
   }
+}
+
+/** A copy of a raw failure (and its causes) that keeps name, code and a cleaned message. */
+export function safeCause(err: unknown, depth = 0): unknown {
+  if (err instanceof DqError) return err;
+  if (depth >= 4) return undefined;
+  const raw = err instanceof Error ? err : new Error(String(err));
+  const inner = raw.cause === undefined ? undefined : safeCause(raw.cause, depth + 1);
+  const copy = new Error(redact(withSafeUrls(raw.message)), inner === undefined ? undefined : { cause: inner });
+  copy.name = raw.name;
+  const code = (raw as { code?: unknown }).code;
+  if (typeof code === 'string') Object.assign(copy, { code });
+  return copy;
 }
 
 export function isDqError(err: unknown): err is DqError {

@@ -1,21 +1,33 @@
-// One HTTP request whose whole answer is read as text: what both the API transport and the
-// sign-in need. Retrying, limiting and error mapping stay with the callers.
+// One HTTP request whose answer is read as text: what both the API transport and the
+// sign-in need. The read is bounded, so a wrong base URL that points at a big file cannot
+// fill memory. Retrying, limiting and error mapping stay with the callers.
 
 import { request, type Dispatcher } from 'undici';
+import { operationLabel, type CallName } from './errorMapping';
+import { DqError } from './errors';
+
+/** The most a successful answer may hold: far above the largest schema or link batch. */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+/** The most of an error answer that is read: enough for any error envelope and an excerpt. */
+export const MAX_ERROR_BYTES = 16 * 1024;
 
 export interface Exchange {
   status: number;
   retryAfter: string | string[] | undefined;
+  /** the body, or for an error answer its first MAX_ERROR_BYTES */
   text: string;
 }
 
 export interface ExchangeInit {
+  operation: CallName;
   method: 'GET' | 'POST';
   dispatcher: Dispatcher;
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
   timeoutMs: number;
+  /** limit for a successful answer (default MAX_ANSWER_BYTES) */
+  maxBytes?: number;
 }
 
 export async function exchange(url: string, init: ExchangeInit): Promise<Exchange> {
@@ -28,5 +40,38 @@ export async function exchange(url: string, init: ExchangeInit): Promise<Exchang
     headersTimeout: init.timeoutMs,
     bodyTimeout: init.timeoutMs,
   });
-  return { status: res.statusCode, retryAfter: res.headers['retry-after'], text: await res.body.text() };
+  const ok = res.statusCode >= 200 && res.statusCode < 300;
+  const limit = ok ? (init.maxBytes ?? MAX_ANSWER_BYTES) : MAX_ERROR_BYTES;
+  if (ok && Number(res.headers['content-length']) > limit) {
+    res.body.destroy();
+    throw tooLarge(init.operation, limit);
+  }
+  const { text, complete } = await readAtMost(res.body, limit);
+  if (ok && !complete) throw tooLarge(init.operation, limit);
+  return { status: res.statusCode, retryAfter: res.headers['retry-after'], text };
+}
+
+/** Reads up to `limit` bytes, then stops and destroys the body; `complete` says whether it all fit. */
+async function readAtMost(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ text: string; complete: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    const room = limit - size;
+    if (chunk.length > room) {
+      chunks.push(chunk.subarray(0, room));
+      body.destroy();
+      return { text: Buffer.concat(chunks).toString('utf8'), complete: false };
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), complete: true };
+}
+
+function tooLarge(operation: CallName, limit: number): DqError {
+  const size = limit >= 1024 * 1024 ? `${Math.round(limit / (1024 * 1024))} MiB` : `${Math.ceil(limit / 1024)} KiB`;
+  return new DqError('invalidResponse', `${operationLabel(operation)} got an answer larger than ${size}, far more than the service ever sends`, {
+    operation,
+    hint: 'The base URL or data prefix may be wrong: check that they point at the Data Query Service gateway.',
+  });
 }

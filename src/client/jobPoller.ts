@@ -5,7 +5,7 @@
 
 import type { Clock } from '../core/clock';
 import type { JobRecord } from '../core/contract';
-import { nullLogger, type Logger } from '../core/logger';
+import { nullLogger, redact, type Logger } from '../core/logger';
 import { DqError, isDqError } from './errors';
 
 export const POLL_MIN_MS = 1_000;
@@ -221,9 +221,9 @@ export class JobPoller {
 
 export function jobFailedError(job: JobRecord): DqError {
   const e = job.error ?? {};
-  const type = typeof e.type === 'string' ? e.type : undefined;
-  const uuid = typeof e.uuid === 'string' ? e.uuid : undefined;
-  const message = typeof e.message === 'string' && e.message ? e.message : 'no reason given';
+  const type = typeof e.type === 'string' ? redact(e.type) : undefined;
+  const uuid = typeof e.uuid === 'string' ? redact(e.uuid) : undefined;
+  const message = typeof e.message === 'string' && e.message ? redact(e.message) : 'no reason given';
   return new DqError('jobFailed', `Job ${job.id} failed: ${message}`, {
     type,
     uuid,

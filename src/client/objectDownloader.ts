@@ -1,11 +1,18 @@
 // Downloads a complete job's result objects into a folder. Each object gets a fresh
 // pre-signed link just before it starts, is fetched with no credentials of any kind, is
-// streamed into `.<name>.part`, and checked for size. Only when every object of the job has
-// arrived are the temporary files renamed to their final names, so a folder holds a whole
-// result or none of it. Dropped connections resume with a Range request; 403/404 from the
-// object host fetch a new link and resume. On failure or cancel the temporary files go, and
-// files already in the folder (an earlier download) are left as they were.
+// streamed into a hidden staging file named after this run (`.<name>.<run id>.part`, so two
+// runs into one folder never share one), and checked for size. Only when every object of the
+// job has arrived are the staging files moved to their final names (stagedFiles.ts), so a
+// folder holds a whole result or none of it.
+//
+// Attempts are judged by the highest byte of the object reached so far, not one by one:
+// dropped connections resume with a Range request (or skip what is already here when the
+// host ignores Range), 403/404 from the object host fetch a new link, and an object is given
+// up only after several attempts in a row that add no byte. Local file-system failures are
+// `io` errors and never retried. On failure or cancel the staging files go, and files already
+// in the folder (an earlier download) are left as they were.
 
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { request, type Dispatcher } from 'undici';
@@ -13,12 +20,14 @@ import type { Clock } from '../core/clock';
 import type { JobRecord, ObjectRef } from '../core/contract';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
 import { sniffFormat } from '../core/formatSniffer';
-import { objectFileBaseName, resultFileExtension, safeJoin } from '../core/paths';
+import { objectFileBaseName, resultFileExtension, runFilePath, safeJoin } from '../core/paths';
 import { errorFromNetwork } from './errorMapping';
 import { DqError, isDqError } from './errors';
+import { asLocalIoError } from './localIoError';
 import { ObjectFileSink } from './objectFileSink';
-import { backoffDelayMs, isTransientNetworkError, type RetryPolicy } from './retryPolicy';
+import { isTransientNetworkError, retryDelayMs, waitOrCancel, type RetryPolicy } from './retryPolicy';
 import { checkUrl } from './serviceUrls';
+import { commitStagedFiles, type StagedFile } from './stagedFiles';
 import type { DownloadedFile, DownloadOptions, DownloadProgress } from './types';
 
 /** Asks the service for a new pre-signed URL for one object. */
@@ -30,14 +39,21 @@ export interface ObjectDownloaderOptions {
   logger?: Logger;
   userAgent: string;
   retry: RetryPolicy;
+  /** wait after a 429 from the object host that names none (default: the retry policy's 30 s) */
+  defaultRetryAfterMs?: number;
   requestTimeoutMs: number;
   allowInsecureHttp: boolean;
   freshUrl: FreshUrl;
 }
 
-/** New links fetched for one object after 403/404 from the object host, before giving up. */
-const MAX_LINK_REFRESHES = 3;
+/**
+ * Refused links (403/404 from the object host) in a row, with no byte added in between,
+ * before an object is given up. Links expire early now and then; eight refusals in a row
+ * mean the results are gone, not bad luck.
+ */
+export const MAX_REFUSALS_IN_A_ROW = 8;
 const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 32;
 
 interface Progress {
   received: Map<string, number>;
@@ -47,6 +63,22 @@ interface Progress {
   totalObjects: number;
   emit?: (p: DownloadProgress) => void;
 }
+
+/** What one download run shares between its objects. */
+interface Run {
+  dir: string;
+  /** names this run's staging and backup files */
+  runId: string;
+  opts: DownloadOptions;
+  signal: AbortSignal;
+  progress: Progress;
+}
+
+/** How one request for an object ended. */
+type Attempt =
+  | { kind: 'complete' }
+  | { kind: 'refused'; status: number }
+  | { kind: 'failed'; error: DqError; retryAfter?: string | string[] };
 
 export class ObjectDownloader {
   private readonly logger: Logger;
@@ -62,17 +94,16 @@ export class ObjectDownloader {
       });
     }
     const objects: ObjectRef[] = job.objects ?? [];
+    const concurrency = workerCount(opts.concurrency, objects.length);
     const dir = path.resolve(opts.dir);
-    await fs.mkdir(dir, { recursive: true });
+    const createdFolder = await makeFolder(dir);
     const stop = new AbortController();
-    const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
-    const progress: Progress = {
-      received: new Map(),
-      totals: new Map(),
-      allBytes: 0,
-      doneObjects: 0,
-      totalObjects: objects.length,
-      emit: opts.onProgress,
+    const run: Run = {
+      dir,
+      runId: randomBytes(6).toString('hex'),
+      opts,
+      signal: opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal,
+      progress: { received: new Map(), totals: new Map(), allBytes: 0, doneObjects: 0, totalObjects: objects.length, emit: opts.onProgress },
     };
     const staged: (StagedFile | undefined)[] = new Array(objects.length);
     let firstError: unknown;
@@ -81,27 +112,28 @@ export class ObjectDownloader {
       while (firstError === undefined && next < objects.length) {
         const index = next++;
         try {
-          staged[index] = await this.downloadOne(objects[index], index, dir, opts, signal, progress);
-          progress.doneObjects++;
-          this.report(progress, objects[index].id);
+          staged[index] = await this.downloadOne(objects[index], index, run);
+          run.progress.doneObjects++;
+          this.report(run.progress, objects[index].id);
         } catch (err) {
           if (firstError === undefined) firstError = err;
           stop.abort();
         }
       }
     };
-    const concurrency = Math.max(1, Math.min(opts.concurrency ?? DEFAULT_CONCURRENCY, objects.length || 1));
-    await Promise.all(Array.from({ length: concurrency }, () => worker()));
-    if (firstError !== undefined) {
-      await Promise.all(staged.map((f) => f && fs.rm(f.tempPath, { force: true })));
+    try {
+      await Promise.all(Array.from({ length: concurrency }, () => worker()));
+      if (firstError !== undefined) throw firstError;
+      await commitStagedFiles(dir, run.runId, staged as StagedFile[], this.logger);
+    } catch (err) {
+      await Promise.all(staged.map((f) => f && fs.rm(f.stagingPath, { force: true }).catch(() => undefined)));
+      await removeCreatedFolders(dir, createdFolder);
       if (opts.signal?.aborted) {
         throw new DqError('cancelled', `Download of job ${job.id} was cancelled`, { operation: 'download' });
       }
-      throw firstError;
+      throw err;
     }
-    const files = staged as StagedFile[];
-    for (const f of files) await fs.rename(f.tempPath, f.file.path);
-    return files.map((f) => f.file);
+    return (staged as StagedFile[]).map((f) => f.file);
   }
 
   private report(progress: Progress, objectId: string): void {
@@ -125,151 +157,149 @@ export class ObjectDownloader {
     progress.received.set(objectId, bytes);
   }
 
-  private async downloadOne(
-    object: ObjectRef,
-    index: number,
-    dir: string,
-    opts: DownloadOptions,
-    signal: AbortSignal,
-    progress: Progress,
-  ): Promise<StagedFile> {
-    const { options, logger } = this;
+  private async downloadOne(object: ObjectRef, index: number, run: Run): Promise<StagedFile> {
     const base = objectFileBaseName(object.id, index);
-    const label = `object ${index + 1}/${progress.totalObjects}`;
-    const sink = new ObjectFileSink(safeJoin(dir, `.${base}.part`), opts.decompress === true);
+    const label = `object ${index + 1}/${run.progress.totalObjects}`;
+    const sink = new ObjectFileSink(runFilePath(run.dir, base, run.runId, 'part'), run.opts.decompress === true);
     await sink.open();
     try {
-      let url = await this.link(object.id, signal);
-      let expectedTotal: number | undefined;
-      let linkRefreshes = 0;
-      let failures = 0; // consecutive failures without progress
-      const retryOrThrow = async (err: DqError, progressed: boolean): Promise<void> => {
-        if (progressed) failures = 0;
-        if (failures >= options.retry.maxRetries) throw err;
-        const delay = backoffDelayMs(failures, options.retry);
-        failures++;
-        logger.info(`${label}: ${err.message}; resuming in ${delay} ms (${failures}/${options.retry.maxRetries})`);
-        await options.clock.sleep(delay, signal).catch(() => {
-          throw cancelled();
-        });
-      };
-      const cancelled = (): DqError => new DqError('cancelled', 'The download was cancelled', { operation: 'download' });
-
-      for (;;) {
-        if (signal.aborted) throw cancelled();
-        const offset = sink.received;
-        const headers: Record<string, string> = { 'user-agent': options.userAgent };
-        if (offset > 0) headers.range = `bytes=${offset}-`;
-        let res: Dispatcher.ResponseData;
-        try {
-          // deliberately no Authorization or any other credential: the link carries its own
-          res = await request(url, {
-            method: 'GET',
-            dispatcher: options.dispatcher,
-            headers,
-            signal,
-            headersTimeout: options.requestTimeoutMs,
-            bodyTimeout: options.requestTimeoutMs,
-          });
-        } catch (err) {
-          if (signal.aborted) throw cancelled();
-          const mapped = errorFromNetwork(err, 'download', `the object host for ${label} (${safeUrl(url)})`);
-          if (!isTransientNetworkError(err)) throw mapped;
-          await retryOrThrow(mapped, false);
-          continue;
-        }
-        const status = res.statusCode;
-        logger.debug(`GET ${label} ${safeUrl(url)} ${status}${offset > 0 ? ` from byte ${offset}` : ''}`);
-        if (status === 403 || status === 404) {
-          await res.body.dump().catch(() => undefined);
-          if (linkRefreshes >= MAX_LINK_REFRESHES) {
-            throw new DqError('server', `The download link for ${label} was refused (HTTP ${status}) even after ${MAX_LINK_REFRESHES} fresh links`, {
-              status,
-              operation: 'download',
-              hint: 'The results may have expired (about 24 hours after the job started); run the query again.',
-            });
-          }
-          linkRefreshes++;
-          logger.info(`${label}: object host answered ${status}, asking for a fresh link`);
-          url = await this.link(object.id, signal);
-          continue;
-        }
-        if (status === 416 && expectedTotal !== undefined && offset === expectedTotal) {
-          await res.body.dump().catch(() => undefined);
-          break; // everything had arrived already
-        }
-        if (status === 429 || status >= 500) {
-          await res.body.dump().catch(() => undefined);
-          await retryOrThrow(new DqError('server', `The object host answered HTTP ${status} for ${label}`, { status, operation: 'download' }), false);
-          continue;
-        }
-        if (status === 200) {
-          if (offset > 0) {
-            logger.info(`${label}: the object host ignored the Range request; starting over`);
-            await sink.restart();
-            this.setReceived(progress, object.id, 0);
-          }
-          expectedTotal = agreeTotal(expectedTotal, headerNumber(res.headers['content-length']), label);
-        } else if (status === 206) {
-          const range = parseContentRange(res.headers['content-range']);
-          if (!range || range.start !== offset) {
-            await res.body.dump().catch(() => undefined);
-            logger.info(`${label}: unexpected Content-Range, starting over`);
-            await sink.restart();
-            this.setReceived(progress, object.id, 0);
-            await retryOrThrow(new DqError('invalidResponse', `The object host answered a Range request with a different range for ${label}`, { operation: 'download' }), false);
-            continue;
-          }
-          expectedTotal = agreeTotal(expectedTotal, range.total, label);
-        } else {
-          await res.body.dump().catch(() => undefined);
-          throw new DqError('server', `The object host answered HTTP ${status} for ${label}`, {
-            status,
-            operation: 'download',
-            hint: 'Try the download again; if it keeps failing, run the query again.',
-          });
-        }
-        if (expectedTotal !== undefined) progress.totals.set(object.id, expectedTotal);
-
-        const before = sink.received;
-        try {
-          for await (const chunk of res.body) {
-            await sink.write(chunk as Buffer);
-            this.setReceived(progress, object.id, sink.received);
-            this.report(progress, object.id);
-          }
-        } catch (err) {
-          if (signal.aborted) throw cancelled();
-          if (isDqError(err)) throw err;
-          const mapped = errorFromNetwork(err, 'download', `the object host for ${label} (${safeUrl(url)})`);
-          if (!isTransientNetworkError(err)) throw mapped;
-          await retryOrThrow(mapped, sink.received > before);
-          continue;
-        }
-        if (expectedTotal !== undefined && sink.received < expectedTotal) {
-          await retryOrThrow(
-            new DqError('network', `The connection ended after ${sink.received} of ${expectedTotal} bytes of ${label}`, { operation: 'download' }),
-            sink.received > before,
-          );
-          continue;
-        }
-        if (expectedTotal !== undefined && sink.received > expectedTotal) {
-          throw sizeMismatch(label, expectedTotal, sink.received);
-        }
-        break;
-      }
-
+      await this.fetchInto(sink, object.id, label, run);
       const result = await sink.finish();
-      const finalPath = safeJoin(dir, base + resultFileExtension(opts.format ?? (await sniffFile(sink.tempPath)), result.fileGzip));
+      const format = run.opts.format ?? (await sniffFile(sink.tempPath));
+      const finalPath = safeJoin(run.dir, base + resultFileExtension(format, result.fileGzip));
       return {
-        tempPath: sink.tempPath,
+        stagingPath: sink.tempPath,
         file: { objectId: object.id, path: finalPath, bytes: result.fileBytes, sha256: result.sha256, gzip: result.fileGzip },
       };
     } catch (err) {
       await sink.discard();
-      if (opts.signal?.aborted) throw new DqError('cancelled', 'The download was cancelled', { operation: 'download' });
+      if (run.opts.signal?.aborted) throw cancelled();
       throw err;
     }
+  }
+
+  /**
+   * Requests the object until all of it is in the sink. Budgets count attempts in a row that
+   * add no byte beyond the highest reached: any new byte starts them afresh.
+   */
+  private async fetchInto(sink: ObjectFileSink, objectId: string, label: string, run: Run): Promise<void> {
+    const { retry, clock } = this.options;
+    let url = await this.link(objectId, run.signal);
+    const known: { total?: number } = {};
+    let highest = 0;
+    let refusals = 0;
+    let failures = 0;
+    for (;;) {
+      if (run.signal.aborted) throw cancelled();
+      const attempt = await this.attempt(url, sink, objectId, label, run, known);
+      if (sink.received > highest) {
+        highest = sink.received;
+        refusals = 0;
+        failures = 0;
+      }
+      if (attempt.kind === 'complete') return;
+      if (attempt.kind === 'refused') {
+        refusals++;
+        if (refusals >= MAX_REFUSALS_IN_A_ROW) throw linkRefused(label, attempt.status, refusals);
+        this.logger.info(`${label}: the object host answered ${attempt.status}; asking for a fresh link (${refusals}/${MAX_REFUSALS_IN_A_ROW} in a row)`);
+        url = await this.link(objectId, run.signal);
+        continue;
+      }
+      if (failures >= retry.maxRetries) throw attempt.error;
+      const delay = retryDelayMs(retry, {
+        retry: failures,
+        status: attempt.error.status,
+        retryAfter: attempt.retryAfter,
+        default429Ms: this.options.defaultRetryAfterMs,
+        now: clock.now(),
+        operation: `downloading ${label}`,
+      });
+      failures++;
+      this.logger.info(`${label}: ${attempt.error.message}; trying again in ${delay} ms (${failures}/${retry.maxRetries} in a row without progress)`);
+      await waitOrCancel(clock, delay, run.signal, `Downloading ${label}`);
+    }
+  }
+
+  /** One request for the rest of the object, streamed into the sink. */
+  private async attempt(url: string, sink: ObjectFileSink, objectId: string, label: string, run: Run, known: { total?: number }): Promise<Attempt> {
+    const { options, logger } = this;
+    const offset = sink.received;
+    const headers: Record<string, string> = { 'user-agent': options.userAgent };
+    if (offset > 0) headers.range = `bytes=${offset}-`;
+    let res: Dispatcher.ResponseData;
+    try {
+      // deliberately no Authorization or any other credential: the link carries its own
+      res = await request(url, {
+        method: 'GET',
+        dispatcher: options.dispatcher,
+        headers,
+        signal: run.signal,
+        headersTimeout: options.requestTimeoutMs,
+        bodyTimeout: options.requestTimeoutMs,
+      });
+    } catch (err) {
+      return networkFailure(err, url, label, run.signal);
+    }
+    const status = res.statusCode;
+    logger.debug(`GET ${label} ${safeUrl(url)} ${status}${offset > 0 ? ` from byte ${offset}` : ''}`);
+    if (status !== 200 && status !== 206) await res.body.dump().catch(() => undefined);
+    if (status === 403 || status === 404) return { kind: 'refused', status };
+    if (status === 416 && known.total !== undefined && offset === known.total) return { kind: 'complete' };
+    if (status === 429 || status >= 500) {
+      const error = new DqError('server', `The object host answered HTTP ${status} for ${label}`, { status, operation: 'download' });
+      return { kind: 'failed', error, retryAfter: res.headers['retry-after'] };
+    }
+    let skip = 0;
+    if (status === 200) {
+      if (offset > 0) {
+        logger.info(`${label}: the object host ignored the Range request; skipping the ${offset} bytes already here`);
+        skip = offset;
+      }
+      known.total = agreeTotal(known.total, headerNumber(res.headers['content-length']), label);
+    } else if (status === 206) {
+      const range = parseContentRange(res.headers['content-range']);
+      if (!range || range.start !== offset) {
+        await res.body.dump().catch(() => undefined);
+        logger.info(`${label}: unexpected Content-Range, starting over`);
+        await sink.restart();
+        this.setReceived(run.progress, objectId, 0);
+        const error = new DqError('invalidResponse', `The object host answered a Range request with a different range for ${label}`, { operation: 'download' });
+        return { kind: 'failed', error };
+      }
+      known.total = agreeTotal(known.total, range.total, label);
+    } else {
+      throw new DqError('server', `The object host answered HTTP ${status} for ${label}`, {
+        status,
+        operation: 'download',
+        hint: 'Try the download again; if it keeps failing, run the query again.',
+      });
+    }
+    if (known.total !== undefined) run.progress.totals.set(objectId, known.total);
+
+    try {
+      for await (const chunk of res.body) {
+        let bytes = chunk as Buffer;
+        if (skip > 0) {
+          const n = Math.min(skip, bytes.length);
+          skip -= n;
+          bytes = bytes.subarray(n);
+          if (bytes.length === 0) continue;
+        }
+        await sink.write(bytes);
+        this.setReceived(run.progress, objectId, sink.received);
+        this.report(run.progress, objectId);
+      }
+    } catch (err) {
+      if (isDqError(err)) throw err;
+      return networkFailure(err, url, label, run.signal);
+    }
+    if (known.total !== undefined && sink.received > known.total) throw sizeMismatch(label, known.total, sink.received);
+    if (skip > 0 || (known.total !== undefined && sink.received < known.total)) {
+      const of = known.total === undefined ? '' : ` of ${known.total}`;
+      const error = new DqError('network', `The connection ended after ${sink.received}${of} bytes of ${label}`, { operation: 'download' });
+      return { kind: 'failed', error };
+    }
+    return { kind: 'complete' };
   }
 
   private async link(objectId: string, signal: AbortSignal): Promise<string> {
@@ -279,21 +309,72 @@ export class ObjectDownloader {
   }
 }
 
-/** A complete, verified object still under its temporary name. */
-interface StagedFile {
-  tempPath: string;
-  file: DownloadedFile;
+/** Workers for a run: the caller's concurrency, checked, never more than the objects. */
+function workerCount(concurrency: number | undefined, objects: number): number {
+  const wanted = concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(wanted) || wanted < 1 || wanted > MAX_CONCURRENCY) {
+    throw new DqError('usage', `The download concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not ${String(concurrency)}`, {
+      operation: 'download',
+      hint: `Ask for between 1 and ${MAX_CONCURRENCY} objects at once (default ${DEFAULT_CONCURRENCY}).`,
+    });
+  }
+  return Math.max(1, Math.min(wanted, objects));
+}
+
+/** Creates the folder; returns the first folder this created, if any, for cleaning up. */
+async function makeFolder(dir: string): Promise<string | undefined> {
+  try {
+    return await fs.mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw asLocalIoError(err, dir, 'create the download folder');
+  }
+}
+
+/** Removes the folders a failed run created, as long as they are empty. */
+async function removeCreatedFolders(dir: string, created: string | undefined): Promise<void> {
+  if (created === undefined) return;
+  for (let folder = dir; ; folder = path.dirname(folder)) {
+    try {
+      await fs.rmdir(folder);
+    } catch {
+      return;
+    }
+    if (folder === created || path.dirname(folder) === folder) return;
+  }
+}
+
+function cancelled(): DqError {
+  return new DqError('cancelled', 'The download was cancelled', { operation: 'download' });
+}
+
+function networkFailure(err: unknown, url: string, label: string, signal: AbortSignal): Attempt {
+  if (signal.aborted) throw cancelled();
+  const mapped = errorFromNetwork(err, 'download', `the object host for ${label} (${safeUrl(url)})`);
+  if (!isTransientNetworkError(err)) throw mapped;
+  return { kind: 'failed', error: mapped };
+}
+
+function linkRefused(label: string, status: number, times: number): DqError {
+  return new DqError('server', `The download link for ${label} was refused (HTTP ${status}) ${times} times in a row, with fresh links and no progress`, {
+    status,
+    operation: 'download',
+    hint: 'The results may have expired (about 24 hours after the job started); run the query again.',
+  });
 }
 
 /** The format of a finished file from its first bytes, when the caller did not say. */
 async function sniffFile(file: string): Promise<string | undefined> {
-  const handle = await fs.open(file, 'r');
   try {
-    const head = Buffer.alloc(16_384);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return sniffFormat(head.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
+    const handle = await fs.open(file, 'r');
+    try {
+      const head = Buffer.alloc(16_384);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      return sniffFormat(head.subarray(0, bytesRead));
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    throw asLocalIoError(err, path.dirname(file), 'read a result file');
   }
 }
 

@@ -1,13 +1,18 @@
 // Where one result object's bytes go while it downloads: a temporary file, written in order,
 // optionally gunzipped on the way, hashed as written. It looks at the object's first two
 // bytes to tell gzip (1f 8b) from anything else, whatever the name says. It can start over
-// (when a server ignores a Range request) and can be thrown away.
+// (when a server sends a different range than asked) and can be thrown away. File-system
+// failures come out as `io` DqErrors naming the folder; a broken gzip stream as
+// `invalidResponse`.
 
 import { createHash, type Hash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import * as path from 'node:path';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { isGzipMagic } from '../core/contract';
+import { DqError } from './errors';
+import { asLocalIoError } from './localIoError';
 
 export interface SinkResult {
   /** bytes of the object received (compressed size) */
@@ -28,7 +33,7 @@ export class ObjectFileSink {
   private headBytes = 0;
   private mode?: 'raw' | 'gunzip';
   private gunzip?: Gunzip;
-  private gunzipError?: Error;
+  private gunzipError?: DqError;
   private pending: Promise<unknown> = Promise.resolve();
   private sourceBytes = 0;
   private fileBytes = 0;
@@ -44,7 +49,7 @@ export class ObjectFileSink {
   }
 
   async open(): Promise<void> {
-    this.handle = await fs.open(this.tempPath, 'w');
+    this.handle = await this.onDisk(fs.open(this.tempPath, 'wx'));
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -67,7 +72,7 @@ export class ObjectFileSink {
     this.dropGunzip();
     await this.pending.catch(() => undefined);
     this.pending = Promise.resolve();
-    await this.handle?.truncate(0);
+    await this.onDisk(this.handle?.truncate(0));
     this.hash = createHash('sha256');
     this.head = [];
     this.headBytes = 0;
@@ -90,15 +95,15 @@ export class ObjectFileSink {
       await new Promise<void>((resolve, reject) => {
         if (this.gunzipError) return reject(this.gunzipError);
         gz.once('end', resolve);
-        gz.once('error', reject);
+        gz.once('error', () => reject(this.gunzipError));
         gz.end();
       });
       this.gunzip = undefined;
     }
-    await this.pending;
+    await this.onDisk(this.pending);
     if (this.gunzipError) throw this.gunzipError;
     await this.handle?.sync().catch(() => undefined);
-    await this.handle?.close();
+    await this.onDisk(this.handle?.close());
     this.handle = undefined;
     return {
       sourceBytes: this.sourceBytes,
@@ -127,7 +132,10 @@ export class ObjectFileSink {
       const gz = createGunzip();
       gz.on('data', (out: Buffer) => this.toFile(out));
       gz.on('error', (err: Error) => {
-        this.gunzipError = new Error(`the object is not valid gzip: ${err.message}`);
+        this.gunzipError = new DqError('invalidResponse', `A result object that starts like gzip is not valid gzip (${err.message})`, {
+          operation: 'download',
+          hint: 'Download it without decompressing, or run the query again.',
+        });
       });
       this.gunzip = gz;
     } else {
@@ -152,7 +160,16 @@ export class ObjectFileSink {
     } else {
       this.toFile(bytes);
     }
-    await this.pending;
+    await this.onDisk(this.pending);
+  }
+
+  /** A file-system step whose failure becomes an `io` DqError naming the folder. */
+  private async onDisk<T>(step: Promise<T> | undefined): Promise<T | undefined> {
+    try {
+      return await step;
+    } catch (err) {
+      throw asLocalIoError(err, path.dirname(this.tempPath), 'write a result file');
+    }
   }
 
   private toFile(bytes: Buffer): void {

@@ -2,13 +2,19 @@
 // sliding log of start times: a call may start only while fewer than N starts lie in the
 // last windowMs, so no window of that length ever holds more than N starts (a token bucket
 // of size N can let 2N through). User calls go before background polling; a 429 closes a
-// per-operation pause gate until its Retry-After has passed. The server stays the authority.
+// per-operation pause gate until its Retry-After has passed (never longer than the longest
+// wait allowed). The sign-in has a pause gate of its own and no window. The server stays the
+// authority.
 
 import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
 import { nullLogger, type Logger } from '../core/logger';
 import { DqError } from './errors';
-import type { BudgetSnapshot, Priority } from './types';
+import { DEFAULT_MAX_WAIT_MS } from './retryPolicy';
+import type { BudgetSnapshot, Priority, QueueReason } from './types';
+
+/** What the limiter holds back: a rate-limited operation, or the sign-in (pause gate only). */
+export type Gate = Operation | 'login';
 
 interface Waiter {
   priority: Priority;
@@ -31,6 +37,8 @@ interface OperationState {
 export interface OperationLimiterOptions {
   limits: Readonly<Record<Operation, number>>;
   windowMs: number;
+  /** the longest pause a 429 may set (default DEFAULT_MAX_WAIT_MS) */
+  maxPauseMs?: number;
   clock: Clock;
   logger?: Logger;
 }
@@ -38,17 +46,21 @@ export interface OperationLimiterOptions {
 export interface AcquireOptions {
   priority?: Priority;
   signal?: AbortSignal;
+  /** called once when the call has to wait, with how long it likely will */
+  onQueued?: (wait: { waitMs: number; reason: QueueReason }) => void;
 }
 
 export class OperationLimiter {
-  private readonly states = new Map<Operation, OperationState>();
+  private readonly states = new Map<Gate, OperationState>();
   private readonly windowMs: number;
+  private readonly maxPauseMs: number;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private seq = 0;
 
   constructor(options: OperationLimiterOptions) {
     this.windowMs = options.windowMs;
+    this.maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_WAIT_MS;
     this.clock = options.clock;
     this.logger = options.logger ?? nullLogger;
     for (const [op, limit] of Object.entries(options.limits) as [Operation, number][]) {
@@ -57,11 +69,12 @@ export class OperationLimiter {
       }
       this.states.set(op, { limit, starts: [], queue: [], pausedUntil: 0, pumping: false });
     }
+    this.states.set('login', { limit: Infinity, starts: [], queue: [], pausedUntil: 0, pumping: false });
     if (!(this.windowMs > 0)) throw new DqError('usage', 'The rate window must be a positive number of milliseconds');
   }
 
   /** Resolves when `operation` may start one call; the start is counted at that moment. */
-  acquire(operation: Operation, options: AcquireOptions = {}): Promise<void> {
+  acquire(operation: Gate, options: AcquireOptions = {}): Promise<void> {
     const state = this.state(operation);
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(cancelled(operation));
@@ -90,17 +103,22 @@ export class OperationLimiter {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.enqueue(state, waiter);
+      this.tellQueued(state, waiter, options.onQueued);
       this.pump(operation, state);
     });
   }
 
-  /** Closes `operation`'s gate for `ms` (a 429's Retry-After or the default); never shortens a pause. */
-  pause(operation: Operation, ms: number): void {
+  /**
+   * Closes `operation`'s gate for `ms` (a 429's Retry-After or the default), at most the
+   * longest pause allowed; never shortens a pause.
+   */
+  pause(operation: Gate, ms: number): void {
     const state = this.state(operation);
-    const until = this.clock.now() + Math.max(0, ms);
+    const pauseMs = Math.min(Math.max(0, ms), this.maxPauseMs);
+    const until = this.clock.now() + pauseMs;
     if (until > state.pausedUntil) {
       state.pausedUntil = until;
-      this.logger.warn(`rate limited: pausing ${operation} for ${Math.ceil(ms / 1000)} s`);
+      this.logger.warn(`rate limited: pausing ${operation} for ${Math.ceil(pauseMs / 1000)} s`);
       state.wake?.abort();
     }
   }
@@ -108,7 +126,8 @@ export class OperationLimiter {
   /** Remaining budget per operation, for status displays. */
   snapshot(): BudgetSnapshot[] {
     const now = this.clock.now();
-    return [...this.states.entries()].map(([operation, state]) => {
+    const operations = [...this.states.entries()].filter((entry): entry is [Operation, OperationState] => entry[0] !== 'login');
+    return operations.map(([operation, state]) => {
       this.prune(state);
       const remaining = Math.max(0, state.limit - state.starts.length);
       const resetInMs = remaining > 0 ? 0 : Math.max(0, state.starts[0] + this.windowMs - now);
@@ -122,7 +141,7 @@ export class OperationLimiter {
     });
   }
 
-  private state(operation: Operation): OperationState {
+  private state(operation: Gate): OperationState {
     const state = this.states.get(operation);
     if (!state) throw new DqError('usage', `Unknown operation ${operation}`);
     return state;
@@ -141,7 +160,27 @@ export class OperationLimiter {
     state.queue.splice(i, 0, waiter);
   }
 
-  private pump(operation: Operation, state: OperationState): void {
+  /** Tells a queued caller when it will likely start: replays the window for those ahead of it. */
+  private tellQueued(state: OperationState, waiter: Waiter, onQueued: AcquireOptions['onQueued']): void {
+    if (!onQueued) return;
+    const now = this.clock.now();
+    const starts = [...state.starts];
+    let windowAt = now;
+    let at = now;
+    for (let i = 0; i <= state.queue.indexOf(waiter); i++) {
+      windowAt = starts.length >= state.limit ? starts[starts.length - state.limit] + this.windowMs : now;
+      at = Math.max(now, state.pausedUntil, windowAt);
+      starts.push(at);
+    }
+    const reason: QueueReason = state.pausedUntil > now && state.pausedUntil >= windowAt ? 'paused' : 'limit';
+    try {
+      onQueued({ waitMs: at - now, reason });
+    } catch {
+      /* a listener's failure must not break the queue */
+    }
+  }
+
+  private pump(operation: Gate, state: OperationState): void {
     if (state.pumping) {
       state.wake?.abort(); // re-evaluate with the new waiter
       return;
@@ -153,7 +192,7 @@ export class OperationLimiter {
     });
   }
 
-  private async runPump(_operation: Operation, state: OperationState): Promise<void> {
+  private async runPump(_operation: Gate, state: OperationState): Promise<void> {
     while (state.queue.length > 0) {
       this.prune(state);
       const now = this.clock.now();
@@ -178,6 +217,6 @@ export class OperationLimiter {
   }
 }
 
-function cancelled(operation: Operation): DqError {
+function cancelled(operation: Gate): DqError {
   return new DqError('cancelled', `Waiting to call ${operation} was cancelled`, { operation });
 }

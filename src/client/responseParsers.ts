@@ -2,6 +2,7 @@
 // kept and ignored; a missing or mistyped required field is an 'invalidResponse' error.
 
 import type { JobRecord, PresignedUrlResponse, SchemaEnvelope, TokenResponse } from '../core/contract';
+import { isRecord } from '../core/isRecord';
 import { excerpt } from './errorMapping';
 import { DqError } from './errors';
 
@@ -22,13 +23,9 @@ export function parseJson(text: string, operation: string): unknown {
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export function parseTokenResponse(text: string): TokenResponse {
   const data = parseJson(text, 'login');
-  if (!isObject(data) || typeof data.access_token !== 'string' || data.access_token.length === 0) {
+  if (!isRecord(data) || typeof data.access_token !== 'string' || data.access_token.length === 0) {
     // never echo the body: it may hold a token in an unexpected field
     throw invalid('no access_token in the sign-in answer', 'login');
   }
@@ -42,14 +39,14 @@ export function parseTokenResponse(text: string): TokenResponse {
 }
 
 export function parseTableList(data: unknown): string[] {
-  if (!isObject(data) || !Array.isArray(data.tables) || !data.tables.every((t) => typeof t === 'string')) {
+  if (!isRecord(data) || !Array.isArray(data.tables) || !data.tables.every((t) => typeof t === 'string')) {
     throw invalid('expected {"tables": [strings]}', 'listTables');
   }
   return data.tables as string[];
 }
 
 export function parseSchemaEnvelope(data: unknown): SchemaEnvelope {
-  if (!isObject(data) || !isObject(data.schema)) {
+  if (!isRecord(data) || !isRecord(data.schema)) {
     throw invalid('expected {"version": number, "schema": {...}}', 'getSchema');
   }
   const version = typeof data.version === 'number' ? data.version : Number(data.version);
@@ -58,14 +55,14 @@ export function parseSchemaEnvelope(data: unknown): SchemaEnvelope {
 }
 
 export function parseJobRecord(data: unknown, operation: string): JobRecord {
-  if (!isObject(data) || typeof data.id !== 'string' || data.id.length === 0) {
+  if (!isRecord(data) || typeof data.id !== 'string' || data.id.length === 0) {
     throw invalid('the job record has no id', operation);
   }
   if (typeof data.status !== 'string' || !JOB_STATUSES.has(data.status)) {
-    throw invalid(`the job record has an unknown status ${JSON.stringify(data.status)}`, operation);
+    throw invalid(`the job record has an unknown status ${excerpt(JSON.stringify(data.status) ?? 'undefined', 40)}`, operation);
   }
   if (data.objects !== undefined) {
-    if (!Array.isArray(data.objects) || !data.objects.every((o) => isObject(o) && typeof o.id === 'string')) {
+    if (!Array.isArray(data.objects) || !data.objects.every((o) => isRecord(o) && typeof o.id === 'string')) {
       throw invalid('the job record\'s objects are not [{"id": string}]', operation);
     }
   }
@@ -76,11 +73,11 @@ export function parseJobRecord(data: unknown, operation: string): JobRecord {
 }
 
 export function parsePresignedUrls(data: unknown, requested: string[]): PresignedUrlResponse {
-  if (!isObject(data) || !isObject(data.urls)) throw invalid('expected {"urls": {...}}', 'createUrls');
+  if (!isRecord(data) || !isRecord(data.urls)) throw invalid('expected {"urls": {...}}', 'createUrls');
   const urls = data.urls;
   for (const id of requested) {
     const entry = urls[id];
-    if (!isObject(entry) || typeof entry.url !== 'string') {
+    if (!isRecord(entry) || typeof entry.url !== 'string') {
       throw invalid('a requested object has no download link', 'createUrls');
     }
   }

@@ -2,6 +2,7 @@
 // full jitter, Retry-After parsing, and which failures are worth another attempt.
 
 import type { Clock } from '../core/clock';
+import { isoUtc } from '../core/isoTime';
 import { DqError } from './errors';
 
 export interface RetryPolicy {
@@ -32,6 +33,8 @@ export interface RetryWaitInput {
   now: number;
   /** e.g. `listTables`, `sign-in`, `object 2/5`: named in the error */
   operation: string;
+  /** the error the answer maps to, whose server type and uuid the rateLimited error keeps */
+  answer?: DqError;
 }
 
 /**
@@ -47,9 +50,11 @@ export function retryDelayMs(policy: RetryPolicy, input: RetryWaitInput): number
   else if (input.status === 429) wait = Math.max(input.default429Ms ?? 30_000, backoff);
   if (wait > policy.maxWaitMs) {
     const seconds = Math.ceil(wait / 1000);
-    const until = new Date(input.now + wait).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const until = isoUtc(Math.ceil((input.now + wait) / 1000) * 1000);
     throw new DqError('rateLimited', `The service asked ${input.operation} to wait ${seconds} s (until ${until}), longer than the ${Math.ceil(policy.maxWaitMs / 1000)} s this client waits`, {
       status: input.status,
+      type: input.answer?.type,
+      uuid: input.answer?.uuid,
       operation: input.operation,
       details: { retryAfterMs: wait, retryAt: until },
       hint: `Try again after ${until}, or raise the longest wait allowed.`,
@@ -60,12 +65,16 @@ export function retryDelayMs(policy: RetryPolicy, input: RetryWaitInput): number
 
 /** Sleeps on the clock; an abort becomes a `cancelled` DqError naming the operation. */
 export async function waitOrCancel(clock: Clock, ms: number, signal: AbortSignal | undefined, operation: string): Promise<void> {
-  if (signal?.aborted) throw new DqError('cancelled', `${operation} was cancelled`, { operation });
+  if (signal?.aborted) throw cancelledError(operation);
   try {
     await clock.sleep(ms, signal);
   } catch {
-    throw new DqError('cancelled', `${operation} was cancelled`, { operation });
+    throw cancelledError(operation);
   }
+}
+
+export function cancelledError(operation: string): DqError {
+  return new DqError('cancelled', `${operation} was cancelled`, { operation });
 }
 
 /** Full jitter: uniform in [0, min(maxMs, baseMs * 2^retry)). `retry` counts from 0. */

@@ -2,6 +2,7 @@
 // and refuses plain http to anything but this machine unless the caller opted in.
 
 import { OPERATION_ROUTES, TOKEN_PATH, type Operation } from '../core/contract';
+import { parseBaseUrl, parseHttpUrl, type ParsedUrl } from '../core/httpUrl';
 import { DqError } from './errors';
 
 /** localhost, 127.0.0.0/8 and ::1. */
@@ -16,15 +17,17 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /** Parses and checks a URL the client is about to call. */
 export function checkUrl(raw: string, allowInsecureHttp: boolean, what: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new DqError('usage', `The ${what} is not a valid URL`, { hint: 'Use a full URL such as https://api.example.com.' });
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new DqError('usage', `The ${what} must use https (it uses ${url.protocol})`, { hint: 'Use a URL starting with https://.' });
-  }
+  return usable(parseHttpUrl(raw), allowInsecureHttp, what);
+}
+
+/** Parses and checks the gateway's base URL. */
+export function checkBaseUrl(raw: string, allowInsecureHttp: boolean): URL {
+  return usable(parseBaseUrl(raw), allowInsecureHttp, 'base URL');
+}
+
+function usable(parsed: ParsedUrl, allowInsecureHttp: boolean, what: string): URL {
+  const { url } = parsed;
+  if (!url) throw new DqError('usage', `The ${what} cannot be used`, { hint: parsed.problem });
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     throw new DqError('insecure', `Refusing plain http to ${url.host}: credentials and data would travel unencrypted`, {
       hint: 'Use https://, or explicitly allow insecure http for this connection if you trust the network.',

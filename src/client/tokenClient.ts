@@ -1,24 +1,30 @@
 // Bearer tokens for the data calls: fetched with the client-credentials grant, shared by all
 // callers (one request at a time), kept in memory only, and renewed ahead of expiry. The
 // token's lifetime comes from the JWT's `exp` claim when present, else from `expires_in`.
+// The sign-in retries by the shared retry policy and honours its own 429 pause gate; a
+// caller may stop waiting at any time, and a sign-in nobody waits for any more stops too.
 
 import type { Dispatcher } from 'undici';
 import { exchange, type Exchange } from './httpExchange';
 import type { Clock } from '../core/clock';
+import { jwtExpiryMs } from '../core/jwtCodec';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
 import { errorFromNetwork, errorFromResponse } from './errorMapping';
 import { DqError } from './errors';
+import type { OperationLimiter } from './operationLimiter';
 import { parseTokenResponse } from './responseParsers';
-import { backoffDelayMs, isRetryableStatus, isTransientNetworkError, parseRetryAfter, type RetryPolicy } from './retryPolicy';
+import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, waitOrCancel, type RetryPolicy } from './retryPolicy';
 import type { CredentialSource } from './types';
 
 /** Lifetime assumed when neither `exp` nor `expires_in` says anything. */
 const FALLBACK_LIFETIME_MS = 5 * 60_000;
+const OPERATION = 'sign-in';
 
 export interface TokenClientOptions {
   loginUrl: string;
   credentials: CredentialSource;
   dispatcher: Dispatcher;
+  limiter: OperationLimiter;
   clock: Clock;
   logger?: Logger;
   userAgent: string;
@@ -34,22 +40,19 @@ interface HeldToken {
   refreshAt: number;
 }
 
-/** The `exp` claim (ms since the epoch) of a JWT, read without verifying it. */
-export function jwtExpiryMs(token: string): number | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
-  try {
-    const payload: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-    const exp = (payload as { exp?: unknown } | null)?.exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
+/** A sign-in in progress and who waits for it; it stops when every waiter has given up. */
+interface Flight {
+  promise: Promise<string>;
+  controller: AbortController;
+  /** waiters that can still give up */
+  waiting: number;
+  /** a waiter without a signal joined: the sign-in always runs to its end */
+  pinned: boolean;
 }
 
 export class TokenClient {
   private held?: HeldToken;
-  private inflight?: Promise<string>;
+  private flight?: Flight;
   private readonly logger: Logger;
 
   constructor(private readonly options: TokenClientOptions) {
@@ -88,15 +91,59 @@ export class TokenClient {
   }
 
   private shared(signal?: AbortSignal): Promise<string> {
-    if (!this.inflight) {
-      this.inflight = this.login().finally(() => {
-        this.inflight = undefined;
-      });
+    if (signal?.aborted) return Promise.reject(cancelledError(OPERATION));
+    const flight = this.flight ?? this.takeOff();
+    if (!signal) {
+      flight.pinned = true;
+      return flight.promise;
     }
-    return raceSignal(this.inflight, signal);
+    flight.waiting++;
+    return new Promise<string>((resolve, reject) => {
+      let left = false;
+      /** true when this was the last waiter that could give up */
+      const leave = (): boolean => {
+        if (left) return false;
+        left = true;
+        signal.removeEventListener('abort', onAbort);
+        return --flight.waiting === 0;
+      };
+      const onAbort = (): void => {
+        reject(cancelledError(OPERATION));
+        if (leave() && !flight.pinned) this.abandon(flight);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      flight.promise.then(
+        (token) => {
+          leave();
+          resolve(token);
+        },
+        (err: unknown) => {
+          leave();
+          reject(err);
+        },
+      );
+    });
   }
 
-  private async login(): Promise<string> {
+  private takeOff(): Flight {
+    const controller = new AbortController();
+    const flight: Flight = { promise: this.login(controller.signal), controller, waiting: 0, pinned: false };
+    flight.promise
+      .finally(() => {
+        if (this.flight === flight) this.flight = undefined;
+      })
+      .catch(() => undefined);
+    this.flight = flight;
+    return flight;
+  }
+
+  /** Nobody waits any more: stop the sign-in, and let the next caller start a new one. */
+  private abandon(flight: Flight): void {
+    if (this.flight === flight) this.flight = undefined;
+    flight.controller.abort();
+  }
+
+  private async login(signal: AbortSignal): Promise<string> {
     const { options } = this;
     const creds = await options.credentials();
     if (!creds.clientId || !creds.clientSecret) {
@@ -107,10 +154,12 @@ export class TokenClient {
     }
     const basic = Buffer.from(`${creds.clientId}:${creds.clientSecret}`, 'utf8').toString('base64');
     for (let attempt = 0; ; attempt++) {
+      await options.limiter.acquire('login', { signal });
       const started = options.clock.now();
       let answer: Exchange;
       try {
         answer = await exchange(options.loginUrl, {
+          operation: 'login',
           method: 'POST',
           dispatcher: options.dispatcher,
           headers: {
@@ -120,13 +169,15 @@ export class TokenClient {
             'user-agent': options.userAgent,
           },
           body: 'grant_type=client_credentials',
+          signal,
           timeoutMs: options.requestTimeoutMs,
         });
       } catch (err) {
+        if (signal.aborted) throw cancelledError(OPERATION);
         if (isTransientNetworkError(err) && attempt < options.retry.maxRetries) {
-          const delay = backoffDelayMs(attempt, options.retry);
+          const delay = retryDelayMs(options.retry, { retry: attempt, now: options.clock.now(), operation: OPERATION });
           this.logger.info(`sign-in: connection dropped, retrying in ${delay} ms (${attempt + 1}/${options.retry.maxRetries})`);
-          await options.clock.sleep(delay);
+          await waitOrCancel(options.clock, delay, signal, OPERATION);
           continue;
         }
         throw errorFromNetwork(err, 'login', safeUrl(options.loginUrl));
@@ -138,16 +189,21 @@ export class TokenClient {
         this.hold(token.access_token, token.expires_in);
         return token.access_token;
       }
-      if (isRetryableStatus(status) && attempt < options.retry.maxRetries) {
-        const delay =
-          status === 429
-            ? parseRetryAfter(retryAfter, options.clock.now()) ?? options.defaultRetryAfterMs
-            : backoffDelayMs(attempt, options.retry);
-        this.logger.info(`sign-in: HTTP ${status}, retrying in ${delay} ms (${attempt + 1}/${options.retry.maxRetries})`);
-        await options.clock.sleep(delay);
-        continue;
-      }
-      throw errorFromResponse({ status, bodyText: text, operation: 'login', retries: attempt });
+      const error = errorFromResponse({ status, bodyText: text, operation: 'login', retries: attempt });
+      if (!isRetryableStatus(status) || error.kind === 'account') throw error;
+      const delay = retryDelayMs(options.retry, {
+        retry: attempt,
+        status,
+        retryAfter,
+        default429Ms: options.defaultRetryAfterMs,
+        now: options.clock.now(),
+        operation: OPERATION,
+        answer: error,
+      });
+      if (status === 429) options.limiter.pause('login', delay);
+      if (attempt >= options.retry.maxRetries) throw error;
+      this.logger.info(`sign-in: HTTP ${status}, retrying in ${delay} ms (${attempt + 1}/${options.retry.maxRetries})`);
+      if (status !== 429) await waitOrCancel(options.clock, delay, signal, OPERATION); // a 429's pause gate waits at the top
     }
   }
 
@@ -159,24 +215,4 @@ export class TokenClient {
     const margin = Math.min(this.options.refreshMarginMs, lifetime / 2);
     this.held = { value, expiresAt, refreshAt: expiresAt - margin };
   }
-}
-
-/** Lets one caller stop waiting on a shared promise without cancelling it for the others. */
-export function raceSignal<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new DqError('cancelled', 'Cancelled'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new DqError('cancelled', 'Cancelled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

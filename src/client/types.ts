@@ -65,12 +65,20 @@ export interface DataQueryClientOptions {
 
 export type Priority = 'user' | 'background';
 
+/** Why a call waits in the limiter: its own per-window limit, or a pause a 429 set. */
+export type QueueReason = 'limit' | 'paused';
+
 export interface CallOptions {
   signal?: AbortSignal;
   /** user actions go ahead of background polling in the limiter (default 'user') */
   priority?: Priority;
   /** overrides the client's scope for this call */
   scope?: string;
+  /**
+   * Called once each time the call has to wait in the limiter (the operation's own window
+   * is full, or a 429 paused it), with how long it will likely wait.
+   */
+  onQueued?: (wait: { operation: Operation; waitMs: number; reason: 'limit' | 'paused' }) => void;
 }
 
 export interface WaitOptions {

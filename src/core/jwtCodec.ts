@@ -1,6 +1,8 @@
 // Encoding and decoding of JSON Web Token segments (base64url JSON). No signing here: the
 // emulator signs with node:crypto; clients only read claims such as `exp`.
 
+import { isRecord } from './isRecord';
+
 export function base64UrlEncode(data: string | Uint8Array): string {
   return Buffer.from(data).toString('base64url');
 }
@@ -32,8 +34,4 @@ export function decodeJwt(token: string): { header: Record<string, unknown>; cla
 export function jwtExpiryMs(token: string): number | undefined {
   const exp = decodeJwt(token)?.claims.exp;
   return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

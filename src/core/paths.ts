@@ -47,8 +47,21 @@ export function resultFileExtension(format: string | undefined, gzip: boolean): 
 
 /** Joins a sanitised name to `dir` and proves the result stays directly inside `dir`. */
 export function safeJoin(dir: string, name: string): string {
+  return directlyInside(dir, sanitizeFileName(name, 255));
+}
+
+/**
+ * A hidden file beside `name` that belongs to one download run: `.<name>.<runId>.<role>`,
+ * e.g. `.part-00000-1a2b3c4d5e.9f8e7d6c5b4a.part`. The run id keeps two runs into the same
+ * folder from ever sharing one; the leading dot keeps it out of plain listings.
+ */
+export function runFilePath(dir: string, name: string, runId: string, role: 'part' | 'old'): string {
+  return directlyInside(dir, `.${sanitizeFileName(`${name}.${runId}.${role}`, 254)}`);
+}
+
+function directlyInside(dir: string, safeName: string): string {
   const root = path.resolve(dir);
-  const full = path.resolve(root, sanitizeFileName(name, 255));
+  const full = path.resolve(root, safeName);
   if (path.dirname(full) !== root) {
     throw new Error(`refusing a file name outside ${root}`);
   }

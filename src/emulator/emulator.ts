@@ -74,6 +74,8 @@ export interface EmulatorOptions {
   faults?: string | FaultOptions;
   /** gzip level of JSONL/CSV/TSV objects, 0 (stored, fastest) to 9; default 6 */
   gzipLevel?: number;
+  /** pace each object download to this many bytes per second, like an object store's connections; default unpaced */
+  objectBytesPerSecond?: number;
   /** where generated objects are cached; default a fresh folder in the OS temp dir */
   cacheDir?: string;
   clock?: Clock;
@@ -91,6 +93,8 @@ export interface RunningEmulator {
   /** the sample namespaces (there is no list-namespaces endpoint) */
   namespaces: string[];
   requestLog: RequestLog;
+  /** changes the pace of object downloads that start from now on (undefined: unpaced) */
+  setObjectBytesPerSecond(bytesPerSecond: number | undefined): void;
   /** closes both listeners and all sockets promptly, and removes cached objects */
   close(): Promise<void>;
 }
@@ -114,6 +118,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const catalog = new SampleCatalog({ rows: options.rows, namespaces: options.namespaces });
   const history = new ChangeHistory(seed, clock.now());
   const requestLog = new RequestLog();
+  let bytesPerSecond = checkedPace(options.objectBytesPerSecond);
 
   const clients = new Map<string, ClientAccount>();
   clients.set(clientId, { secret: clientSecret, accountError: options.accountError });
@@ -186,7 +191,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const slow = faults.slowMs();
       if (slow > 0) await delay(slow);
       if (kind === 'gateway') await handleGateway(gatewayContext, req, res, note);
-      else await handleObjectRequest({ jobs, store, urls, faults, logger }, req, res, note);
+      else await handleObjectRequest({ jobs, store, urls, faults, logger, clock, bytesPerSecond }, req, res, note);
     } catch (err) {
       logger.error(`emulator: ${kind} request failed: ${err instanceof Error ? err.message : String(err)}`);
       if (!res.headersSent) sendError(res, 500, 'InternalServerError', 'The emulator failed to answer this request.');
@@ -225,6 +230,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     clientSecret,
     namespaces: catalog.namespaces(),
     requestLog,
+    setObjectBytesPerSecond: (value) => {
+      bytesPerSecond = checkedPace(value);
+    },
     close: () =>
       (closing ??= (async () => {
         for (const t of timers) clearTimeout(t);
@@ -235,6 +243,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         await store.close();
       })()),
   };
+}
+
+function checkedPace(bytesPerSecond: number | undefined): number | undefined {
+  if (bytesPerSecond !== undefined && !(Number.isFinite(bytesPerSecond) && bytesPerSecond > 0)) {
+    throw new Error(`objectBytesPerSecond must be a positive number, not ${bytesPerSecond}.`);
+  }
+  return bytesPerSecond;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -14,6 +14,10 @@
 //   stormMs=ms         how long a storm lasts (default 3000)
 //   tokenReject=share  valid, unexpired tokens answered 401 anyway
 //   jobFail=share      jobs that end in `failed`
+//   expireUrl=share    object downloads whose pre-signed link is refused with 403 as if
+//                      expired: half of them before the first byte, half part-way through
+//                      (some bytes, then the connection is cut); the link stays refused
+//   ignoreRange=share  object Range requests answered 200 with the whole object from byte 0
 //   account=Type       every data call answers that account error (AccountNotOnboarded,
 //                      AccountDisabled, AccountUnderMaintenance, RequestTypeForbidden)
 //   accountStatus=403|500  status of account errors (500 is what older gateways send)
@@ -35,6 +39,8 @@ export interface FaultOptions {
   stormMs?: number;
   tokenReject?: number;
   jobFail?: number;
+  expireUrl?: number;
+  ignoreRange?: number;
   account?: AccountErrorType;
   accountStatus?: 403 | 500;
   seed?: number;
@@ -49,8 +55,13 @@ const SHARE_KEYS: Record<string, keyof FaultOptions> = {
   storm: 'storm',
   tokenReject: 'tokenReject',
   jobFail: 'jobFail',
+  expireUrl: 'expireUrl',
+  ignoreRange: 'ignoreRange',
 };
 const MS_KEYS: Record<string, keyof FaultOptions> = { slow: 'slowMs', stormMs: 'stormMs' };
+
+/** Every key a fault spec accepts. */
+export const FAULT_KEYS: readonly string[] = [...Object.keys(SHARE_KEYS), ...Object.keys(MS_KEYS), 'account', 'accountStatus', 'seed'];
 
 export function parseFaultSpec(spec: string): FaultOptions {
   const out: FaultOptions = {};
@@ -85,14 +96,23 @@ export function parseFaultSpec(spec: string): FaultOptions {
       if (value === '' || !Number.isSafeInteger(n)) throw new Error(`Fault spec: seed must be an integer, not "${value}".`);
       out.seed = n;
     } else {
-      const known = [...Object.keys(SHARE_KEYS), ...Object.keys(MS_KEYS), 'account', 'accountStatus', 'seed'];
-      throw new Error(`Fault spec: unknown key "${key}"; known keys are ${known.join(', ')}.`);
+      throw new Error(`Fault spec: unknown key "${key}"; known keys are ${FAULT_KEYS.join(', ')}.`);
     }
   }
   return out;
 }
 
-export type FaultKind = 'serverError' | 'gatewayTimeout' | 'drop' | 'slow' | 'truncate' | 'storm' | 'tokenReject' | 'jobFail';
+export type FaultKind =
+  | 'serverError'
+  | 'gatewayTimeout'
+  | 'drop'
+  | 'slow'
+  | 'truncate'
+  | 'storm'
+  | 'tokenReject'
+  | 'jobFail'
+  | 'expireUrl'
+  | 'ignoreRange';
 
 /** Draws reproducible fault decisions. */
 export class FaultInjector {
@@ -159,6 +179,10 @@ export class FaultInjector {
         return o.tokenReject ?? 0;
       case 'jobFail':
         return o.jobFail ?? 0;
+      case 'expireUrl':
+        return o.expireUrl ?? 0;
+      case 'ignoreRange':
+        return o.ignoreRange ?? 0;
     }
   }
 }

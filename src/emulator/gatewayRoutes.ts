@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../core/clock';
 import { FORMATS, MODES, TOKEN_PATH, type Format, type Mode, type Operation } from '../core/contract';
+import { isoUtc } from '../core/isoTime';
 import type { Logger } from '../core/logger';
 import { FaultInjector, type AccountErrorType } from './faults';
 import { BodyTooLargeError, header, readBody, sendError, sendJson } from './httpSupport';
@@ -250,10 +251,6 @@ function getSchema(ctx: GatewayContext, res: ServerResponse, ns: string, name: s
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-function isoSec(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
-}
-
 async function createJob(
   ctx: GatewayContext,
   req: IncomingMessage,
@@ -298,19 +295,19 @@ async function createJob(
   }
   if (dates.until !== undefined && dates.until > now) {
     return sendError(res, 400, 'OutOfRange', 'until is later than the latest committed change.', {
-      since: isoSec(earliest),
-      until: isoSec(latest),
+      since: isoUtc(earliest),
+      until: isoUtc(latest),
     });
   }
   if (dates.since !== undefined && dates.since < earliest) {
     return sendError(res, 400, 'SnapshotRequired', 'since is older than the retained history: run a snapshot query first.', {
-      since: isoSec(earliest),
+      since: isoUtc(earliest),
     });
   }
   if (dates.since !== undefined && dates.since > latest) {
     return sendError(res, 400, 'OutOfRange', 'The requested range has no data: since is after the latest committed change.', {
-      since: isoSec(earliest),
-      until: isoSec(latest),
+      since: isoUtc(earliest),
+      until: isoUtc(latest),
     });
   }
   const until = dates.until ?? latest;

@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock';
 import type { Format, JobRecord, JobStatus, Mode } from '../core/contract';
+import { isoUtc } from '../core/isoTime';
 import type { RecordRange } from './sampleData/changeHistory';
 import type { TableDef } from './sampleData/tableModel';
 
@@ -150,10 +151,10 @@ export class JobEngine {
       rec.objects = job.objects.map((o) => ({ id: o.id }));
       rec.schema_version = job.table.version;
       if (job.incremental) {
-        rec.since = isoSec(job.range.since as number);
-        rec.until = isoSec(job.range.until);
+        rec.since = isoUtc(job.range.since as number);
+        rec.until = isoUtc(job.range.until);
       } else {
-        rec.at = isoSec(job.range.until);
+        rec.at = isoUtc(job.range.until);
       }
     }
     return rec;
@@ -179,6 +180,3 @@ function isoMs(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-function isoSec(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
-}

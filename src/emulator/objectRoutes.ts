@@ -1,10 +1,13 @@
 // The object host: serves result objects at pre-signed URLs. No credential is needed or
 // wanted; the signature in the query is checked instead. Supports HEAD, single byte ranges
 // (206, or 416 when unsatisfiable), ETag with If-None-Match and If-Range. Errors have XML
-// bodies, as storage services send them.
+// bodies, as storage services send them. Faults: bodies truncated or dropped half-way, links
+// that expire early (before the first byte or part-way through), Range requests ignored.
 
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
+import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { FaultInjector } from './faults';
 import { header } from './httpSupport';
@@ -19,6 +22,9 @@ export interface ObjectHostContext {
   urls: PresignedUrls;
   faults: FaultInjector;
   logger: Logger;
+  clock: Clock;
+  /** each response's body is sent no faster than this, like one connection to an object store */
+  bytesPerSecond?: number;
 }
 
 function sendXml(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
@@ -82,7 +88,7 @@ export async function handleObjectRequest(
   let status = 200;
   const rangeHeader = header(req, 'range');
   const ifRange = header(req, 'if-range');
-  if (rangeHeader !== undefined && (ifRange === undefined || ifRange === stored.etag)) {
+  if (rangeHeader !== undefined && (ifRange === undefined || ifRange === stored.etag) && !ctx.faults.roll('ignoreRange')) {
     const range = parseRange(rangeHeader, stored.size);
     if (range === 'unsatisfiable') {
       return sendXml(res, 416, 'InvalidRange', 'The requested range is not satisfiable.', { 'Content-Range': `bytes */${stored.size}` });
@@ -94,25 +100,31 @@ export async function handleObjectRequest(
     }
   }
   const length = Math.max(0, end - start + 1);
+  const expireAfter = expiredPartWay(ctx, url.searchParams, length);
+  if (expireAfter === 0 || (expireAfter !== undefined && method === 'HEAD')) return sendXml(res, 403, 'AccessDenied', 'Request has expired');
   res.writeHead(status, { ...baseHeaders, 'Content-Length': length });
   if (method === 'HEAD' || length === 0) {
     res.end();
     return;
   }
 
-  // Faults: a truncated body (the connection ends early) or a dropped connection (reset).
+  // Faults: a truncated body (the connection ends early) or a dropped connection (reset),
+  // half-way; a link that expires part-way is dropped where it expires.
   const truncate = ctx.faults.roll('truncate');
-  const drop = !truncate && ctx.faults.roll('drop');
-  const sendUntil = truncate || drop ? start + Math.floor(length / 2) - 1 : end;
+  const drop = expireAfter !== undefined || (!truncate && ctx.faults.roll('drop'));
+  const sent = expireAfter ?? (truncate || drop ? Math.floor(length / 2) : length);
+  const sendUntil = start + sent - 1;
   if (sendUntil < start) {
     res.socket?.destroy();
     return;
   }
-  const stream = createReadStream(stored.path, { start, end: sendUntil });
-  stream.on('error', (err) => {
+  const file = createReadStream(stored.path, { start, end: sendUntil });
+  file.on('error', (err) => {
     ctx.logger.warn(`emulator: reading an object failed: ${err.message}`);
     res.destroy();
   });
+  res.on('close', () => file.destroy());
+  const stream: Readable = ctx.bytesPerSecond === undefined ? file : file.pipe(paced(ctx.bytesPerSecond, ctx.clock));
   stream.on('end', () => {
     if (!truncate && !drop) return;
     const socket = res.socket;
@@ -122,4 +134,30 @@ export async function handleObjectRequest(
     else socket.end(() => socket.destroy());
   });
   stream.pipe(res, { end: !(truncate || drop) });
+}
+
+/** Passes bytes on no sooner than `bytesPerSecond` allows, counted from the first byte. */
+function paced(bytesPerSecond: number, clock: Clock): Transform {
+  const started = clock.now();
+  let passed = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      passed += chunk.length;
+      const wait = started + (passed / bytesPerSecond) * 1000 - clock.now();
+      if (wait <= 0) done(null, chunk);
+      else clock.sleep(wait).then(() => done(null, chunk), done);
+    },
+  });
+}
+
+/**
+ * The early-expiry fault: undefined when this link does not expire now; else how many bytes
+ * of the answer go out before the connection is cut (0: refused before the first byte).
+ * Either way the link is refused from then on.
+ */
+function expiredPartWay(ctx: ObjectHostContext, query: URLSearchParams, length: number): number | undefined {
+  if (!ctx.faults.roll('expireUrl')) return undefined;
+  ctx.urls.revoke(query);
+  const at = ctx.faults.draw('expireUrl');
+  return at < 0.5 ? 0 : Math.floor(length * (at - 0.5) * 2);
 }

@@ -1,5 +1,7 @@
 // Pre-signed object URLs: the object host accepts a URL without any credential when its
-// path and expiry carry a valid HMAC signature made by this emulator.
+// path, expiry and link id carry a valid HMAC signature made by this emulator, and the link
+// has not been revoked (the early-expiry fault). The random link id makes every URL handed
+// out distinct, so revoking one never revokes another for the same object.
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../core/clock';
@@ -10,6 +12,7 @@ const PATH = /^\/bucket\/([A-Za-z0-9_-]+)\/([A-Za-z0-9._-]+)$/;
 
 export class PresignedUrls {
   private readonly key = randomBytes(32);
+  private readonly revoked = new Set<string>();
 
   constructor(
     private readonly clock: Clock,
@@ -20,23 +23,30 @@ export class PresignedUrls {
   sign(objectId: string, fileName: string): string {
     const path = `/bucket/${Buffer.from(objectId).toString('base64url')}/${fileName}`;
     const expires = Math.floor(this.clock.now() / 1000) + this.ttlSec;
-    return `${this.objectBaseUrl()}${path}?expires=${expires}&signature=${this.signature(path, expires)}`;
+    const link = randomBytes(8).toString('hex');
+    return `${this.objectBaseUrl()}${path}?expires=${expires}&link=${link}&signature=${this.signature(path, expires, link)}`;
   }
 
   verify(pathname: string, query: URLSearchParams): UrlCheck {
     const m = PATH.exec(pathname);
     const expiresText = query.get('expires') ?? '';
+    const link = query.get('link') ?? '';
     const given = query.get('signature') ?? '';
-    if (!m || !/^\d{1,12}$/.test(expiresText) || given === '') return { ok: false, reason: 'malformed' };
+    if (!m || !/^\d{1,12}$/.test(expiresText) || !/^[0-9a-f]{16}$/.test(link) || given === '') return { ok: false, reason: 'malformed' };
     const expires = Number(expiresText);
-    const expected = Buffer.from(this.signature(pathname, expires));
+    const expected = Buffer.from(this.signature(pathname, expires, link));
     const actual = Buffer.from(given);
     if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return { ok: false, reason: 'signature' };
-    if (expires * 1000 <= this.clock.now()) return { ok: false, reason: 'expired' };
+    if (expires * 1000 <= this.clock.now() || this.revoked.has(link)) return { ok: false, reason: 'expired' };
     return { ok: true, objectId: Buffer.from(m[1], 'base64url').toString('utf8') };
   }
 
-  private signature(path: string, expires: number): string {
-    return createHmac('sha256', this.key).update(`${path}\n${expires}`).digest('base64url');
+  /** Makes a link answer as expired from now on, whatever its expiry says. */
+  revoke(query: URLSearchParams): void {
+    this.revoked.add(query.get('link') ?? '');
+  }
+
+  private signature(path: string, expires: number, link: string): string {
+    return createHmac('sha256', this.key).update(`${path}\n${expires}\n${link}`).digest('base64url');
   }
 }

@@ -1,9 +1,17 @@
 // A tiny HTTP CONNECT proxy on loopback that records which host:port each tunnel was for,
-// so tests can see whether a request went through the proxy or around it.
+// so tests can see whether a request went through the proxy or around it. It can also hold
+// back the answers of one host after some bytes, so a test can act while a transfer is
+// under way.
 
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
+
+interface Hold {
+  target: string;
+  bytesLeft: number;
+  reached: () => void;
+}
 
 export class LoopbackProxy {
   readonly tunnels: string[] = [];
@@ -14,6 +22,15 @@ export class LoopbackProxy {
     res.end('only CONNECT');
   });
   private readonly sockets = new Set<net.Socket>();
+  private hold?: Hold;
+
+  /**
+   * Passes on at most `bytes` bytes (headers included) of what `target` (host:port) answers,
+   * over all its tunnels, then holds the rest back. Resolves when it starts holding.
+   */
+  holdAnswersFrom(target: string, bytes: number): Promise<void> {
+    return new Promise((resolve) => (this.hold = { target, bytesLeft: bytes, reached: resolve }));
+  }
 
   async start(): Promise<this> {
     this.server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
@@ -24,7 +41,8 @@ export class LoopbackProxy {
       const upstream = net.connect(Number(port), host, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) upstream.write(head);
-        upstream.pipe(client);
+        if (this.hold?.target === target) this.passHeld(upstream, client, this.hold);
+        else upstream.pipe(client);
         client.pipe(upstream);
       });
       for (const s of [client, upstream]) {
@@ -37,6 +55,19 @@ export class LoopbackProxy {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
+  }
+
+  private passHeld(upstream: net.Socket, client: net.Socket, hold: Hold): void {
+    upstream.on('data', (chunk: Buffer) => {
+      const passed = chunk.subarray(0, Math.max(0, hold.bytesLeft));
+      hold.bytesLeft -= passed.length;
+      if (passed.length > 0) client.write(passed);
+      if (hold.bytesLeft <= 0) {
+        upstream.pause();
+        hold.reached();
+      }
+    });
+    upstream.on('end', () => client.end());
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export interface ObjectRequest {
   objectId: string;
@@ -46,8 +46,13 @@ export class LoopbackService {
   private readonly objectHost = http.createServer((req, res) => this.onObject(req, res));
   private readonly validSigs = new Set<string>();
   private readonly stalled: http.ServerResponse[] = [];
+  private readonly gatewaySockets = new Set<Socket>();
 
   async start(): Promise<this> {
+    this.gateway.on('connection', (socket: Socket) => {
+      this.gatewaySockets.add(socket);
+      socket.on('close', () => this.gatewaySockets.delete(socket));
+    });
     this.gatewayUrl = `http://127.0.0.1:${await listen(this.gateway)}`;
     this.objectUrl = `http://127.0.0.1:${await listen(this.objectHost)}`;
     return this;
@@ -58,6 +63,11 @@ export class LoopbackService {
     this.gateway.closeAllConnections();
     this.objectHost.closeAllConnections();
     await Promise.all([close(this.gateway), close(this.objectHost)]);
+  }
+
+  /** Connections to the gateway that its clients have not closed yet. */
+  openGatewayConnections(): number {
+    return this.gatewaySockets.size;
   }
 
   requestsFor(objectId: string): ObjectRequest[] {

@@ -6,6 +6,7 @@
 
 import { Prng, hashString, unitFrom } from '../prng';
 import type { TableDef } from './tableModel';
+import { isoUtc } from '../../core/isoTime';
 
 export const COMMIT_INTERVAL_MS = 4 * 3_600_000;
 export const RETAINED_COMMITS = 180;
@@ -118,7 +119,7 @@ let lastIso = '';
 function iso(ms: number): string {
   if (ms !== lastMs) {
     lastMs = ms;
-    lastIso = new Date(ms).toISOString().replace('.000Z', 'Z');
+    lastIso = isoUtc(ms);
   }
   return lastIso;
 }

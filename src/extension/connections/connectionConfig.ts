@@ -2,6 +2,10 @@
 // setting value becomes a checked list. Pure: no `vscode` import, so plain tests can use it.
 // Credentials never appear here; they live in SecretStorage keyed by the connection name.
 
+import { isLoopbackHost } from '../../client/serviceUrls';
+import { parseBaseUrl } from '../../core/httpUrl';
+import { isRecord } from '../../core/isRecord';
+
 export const DEFAULT_DATA_PREFIX = 'dap';
 export const DEFAULT_NAMESPACES: readonly string[] = ['canvas', 'canvas_logs', 'catalog', 'new_quizzes'];
 export const SAMPLE_CONNECTION_NAME = 'Sample data';
@@ -30,26 +34,19 @@ export interface ParsedConnections {
   problems: string[];
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** Checks a base URL typed by a person; returns a message when it cannot be used. */
 export function checkBaseUrl(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    return 'Enter a full URL such as https://api.example.com.';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'The base URL must start with https:// (or http:// for a local service).';
-  if (url.search || url.hash) return 'The base URL must not contain a query string or fragment.';
-  if (url.username || url.password) return 'Do not put credentials in the URL; they are asked for separately and kept in secret storage.';
-  return undefined;
+  return parseBaseUrl(value).problem;
+}
+
+/** The host of a plain-http base URL that is not this machine: using it needs an explicit opt-in. */
+export function insecureHost(baseUrl: string): string | undefined {
+  const url = parseBaseUrl(baseUrl).url;
+  return url?.protocol === 'http:' && !isLoopbackHost(url.hostname) ? url.host : undefined;
 }
 
 export function parseConnections(raw: unknown): ParsedConnections {

@@ -9,6 +9,16 @@ import { gunzipSync } from 'node:zlib';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
 import { runDq } from '../../support/cliHarness';
+import { LoopbackProxy } from '../../support/loopbackProxy';
+
+/** Every file in `dir` (hidden ones too) with a hash of its content. */
+async function folderContents(dir: string): Promise<Record<string, string>> {
+  const contents: Record<string, string> = {};
+  for (const name of await fs.readdir(dir)) {
+    contents[name] = createHash('sha256').update(await fs.readFile(path.join(dir, name))).digest('hex');
+  }
+  return contents;
+}
 
 function envFor(emu: RunningEmulator, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
@@ -161,19 +171,33 @@ describe('dq against the emulator', function () {
     assert.match(run.stderr, /http/i);
   });
 
-  it('cancels a running query on Ctrl-C with exit 130 and leaves no files', async () => {
-    const slow = await startEmulator({ jobDelayMs: 60_000, limits: false });
+  it('cancels a download on Ctrl-C mid-transfer with exit 130, leaving the folder as it was', async () => {
+    const big = await startEmulator({ jobDelayMs: 0, limits: false, rows: 4_000, rowsPerObject: 1_000, gzipLevel: 1 });
+    const proxy = await new LoopbackProxy().start();
     try {
-      const controller = new AbortController();
       const out = path.join(tmp, 'cancelled');
-      const running = runDq(['query', 'canvas', 'users', '--out', out], { env: envFor(slow), signal: controller.signal });
-      setTimeout(() => controller.abort(new Error('SIGINT')), 300);
+      const earlier = await runDq(['query', 'canvas_logs', 'web_logs', '--format', 'csv', '--out', out], { env: envFor(big) });
+      assert.equal(earlier.code, 0, earlier.stderr);
+      await fs.writeFile(path.join(out, 'notes.txt'), 'my own file\n');
+      const before = await folderContents(out);
+
+      // The object host's answers stop after 32 KiB: the download is under way, not done.
+      const underWay = proxy.holdAnswersFrom(new URL(big.objectBaseUrl).host, 32 * 1024);
+      const controller = new AbortController();
+      const running = runDq(['query', 'canvas_logs', 'web_logs', '--out', out], {
+        env: envFor(big, { DQ_PROXY: proxy.url }),
+        signal: controller.signal,
+      });
+      await underWay;
+      controller.abort(new Error('SIGINT'));
       const run = await running;
       assert.equal(run.code, 130, run.stderr);
       assert.match(run.stderr, /^dq: cancelled/);
-      await assert.rejects(fs.readdir(out), /ENOENT/);
+      assert.equal(run.stdout, '');
+      assert.deepEqual(await folderContents(out), before, 'the earlier files are untouched and nothing partial is left');
     } finally {
-      await slow.close();
+      await proxy.close();
+      await big.close();
     }
   });
 });

@@ -1,16 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { isDqError } from '../../../src/client/errors';
 import type { DownloadProgress } from '../../../src/client/types';
-import type { JobRecord } from '../../../src/core/contract';
-import { LoopbackService } from '../../support/loopbackServer';
-
-const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+import { completeJob as job, listDir as listFolder, noise, sha256 as sha, startDownloadBench, type DownloadBench } from '../../support/downloadBench';
+import type { LoopbackService } from '../../support/loopbackServer';
 
 function jsonl(rows: number, tag: string): Buffer {
   const lines: string[] = [];
@@ -18,48 +14,21 @@ function jsonl(rows: number, tag: string): Buffer {
   return Buffer.from(`${lines.join('\n')}\n`);
 }
 
-/** Random-looking bytes so gzip cannot shrink them: big enough to cut mid-body. */
-function noise(size: number, seed: number): Buffer {
-  const b = Buffer.alloc(size);
-  let s = seed;
-  for (let i = 0; i < size; i++) {
-    s = (s * 1103515245 + 12345) >>> 0;
-    b[i] = s >>> 24;
-  }
-  return b;
-}
-
 describe('downloads over loopback HTTP', function () {
   this.timeout(20_000);
+  let bench: DownloadBench;
   let service: LoopbackService;
   let client: DataQueryClient;
   let dir: string;
 
   beforeEach(async () => {
-    service = await new LoopbackService().start();
-    client = new DataQueryClient({
-      baseUrl: service.gatewayUrl,
-      credentials: async () => ({ clientId: 'id', clientSecret: 'secret' }),
-      retryBaseMs: 5,
-      retryMaxMs: 20,
-      random: () => 0.5,
-    });
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-dl-'));
+    bench = await startDownloadBench({ retryBaseMs: 5, retryMaxMs: 20 });
+    ({ service, client, dir } = bench);
   });
 
-  afterEach(async () => {
-    await client.close();
-    await service.close();
-    await fs.rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => bench.close());
 
-  function job(...ids: string[]): JobRecord {
-    return { id: 'job-1', status: 'complete', objects: ids.map((id) => ({ id })) };
-  }
-
-  async function listDir(): Promise<string[]> {
-    return (await fs.readdir(dir)).sort();
-  }
+  const listDir = (): Promise<string[]> => listFolder(dir);
 
   it('downloads every object with a fresh link each, no credentials to the object host, hashes and progress', async () => {
     const originals = [0, 1, 2].map((i) => gzipSync(jsonl(300 + i * 100, `o${i}`)));

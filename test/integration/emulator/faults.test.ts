@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { parseFaultSpec, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
-import { ManualClock, api, completedJob, tokenFor, urlsFor } from '../../support/emulatorHarness';
+import { ManualClock, api, completedJob, download, tokenFor, urlsFor } from '../../support/emulatorHarness';
 
 /** Status codes of a fixed sequence of schema calls; network failures show as 0. */
 async function statusSequence(options: EmulatorOptions, calls: number): Promise<number[]> {
@@ -60,6 +60,8 @@ describe('emulator: fault injection', () => {
       seed: 7,
     });
     assert.deepEqual(parseFaultSpec(''), {});
+    assert.deepEqual(parseFaultSpec('expireUrl=0.3,ignoreRange=0.1'), { expireUrl: 0.3, ignoreRange: 0.1 });
+    assert.throws(() => parseFaultSpec('expireUrl=-1'), /expireUrl.*between 0 and 1/);
     assert.throws(() => parseFaultSpec('5xx=2'), /5xx.*between 0 and 1/);
     assert.throws(() => parseFaultSpec('bogus=1'), /unknown key "bogus"/);
     assert.throws(() => parseFaultSpec('account=Sleepy'), /account must be one of/);
@@ -129,5 +131,45 @@ describe('emulator: fault injection', () => {
     const got = await rawGet(url);
     assert.equal(got.status, 200);
     assert.ok(got.declared > 0 && got.received < got.declared);
+  });
+
+  /** Links to every object of a job split into many small objects. */
+  async function manyLinks(faults: string): Promise<string[]> {
+    const clock = new ManualClock();
+    emu = await startEmulator({ clock, limits: false, jobDelayMs: 10, rows: 400, rowsPerObject: 20, gzipLevel: 0, faults });
+    const token = await tokenFor(emu);
+    const job = await completedJob(emu, clock, token, 'canvas_logs', 'web_logs', { format: 'csv' });
+    assert.ok(job.objects.length >= 10, 'many objects');
+    return urlsFor(emu, token, job.objects);
+  }
+
+  it('expires links early: refused before the first byte or cut part-way, and refused from then on', async () => {
+    const urls = await manyLinks('expireUrl=1,seed=4');
+    const first = await Promise.all(urls.map((u) => rawGet(u)));
+    const refused = first.filter((r) => r.status === 403);
+    const partWay = first.filter((r) => r.status === 200);
+    assert.equal(refused.length + partWay.length, urls.length);
+    assert.ok(refused.length > 0, 'some links are refused before the first byte');
+    assert.ok(partWay.length > 0, 'some links expire part-way');
+    for (const r of partWay) assert.ok(r.received > 0 && r.received < r.declared, `part of the object, then cut: ${r.received} of ${r.declared}`);
+    const again = await Promise.all(urls.map((u) => download(u)));
+    for (const r of again) {
+      assert.equal(r.status, 403);
+      assert.match(r.bytes.toString(), /Request has expired/);
+    }
+  });
+
+  it('ignores Range when ignoreRange says so: 200 with the whole object from byte 0', async () => {
+    const [url] = await manyLinks('ignoreRange=1');
+    const whole = await download(url);
+    const ranged = await download(url, { range: 'bytes=10-' });
+    assert.equal(ranged.status, 200);
+    assert.equal(ranged.headers.get('content-range'), null);
+    assert.deepEqual(ranged.bytes, whole.bytes);
+    await emu?.close();
+    const [honoured] = await manyLinks('ignoreRange=0');
+    const part = await download(honoured, { range: 'bytes=10-' });
+    assert.equal(part.status, 206);
+    assert.equal(part.bytes.length, Number(part.headers.get('content-range')?.split('/')[1]) - 10);
   });
 });

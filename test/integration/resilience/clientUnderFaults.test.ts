@@ -9,6 +9,7 @@ import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { DqError } from '../../../src/client/errors';
 import { systemClock, type Clock } from '../../../src/core/clock';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
+import { FakeClock } from '../../support/fakeClock';
 
 /** Real sleeps, frozen wall time: two emulators with one seed then produce identical objects. */
 const frozenClock: Clock = { now: () => Date.parse('2026-11-20T12:00:00Z'), sleep: (ms, s) => systemClock.sleep(ms, s) };
@@ -85,9 +86,9 @@ describe('client under faults (emulator)', function () {
     }
   });
 
-  it('refreshes the token once when the gateway rejects it, then reports an auth error', async () => {
+  it('refreshes the token once when the gateway rejects it, retries, then reports an auth error', async () => {
     const emu = await startEmulator({ limits: false, faults: 'tokenReject=1' });
-    const client = clientFor(emu);
+    const client = clientFor(emu, { maxRetries: 2 });
     try {
       const err = await client.listTables('canvas').then(
         () => assert.fail('expected an auth error'),
@@ -97,7 +98,7 @@ describe('client under faults (emulator)', function () {
       assert.equal(err.kind, 'auth');
       const log = emu.requestLog.entries();
       assert.equal(log.filter((e) => e.operation === 'token').length, 2, 'one login, one forced refresh');
-      assert.equal(log.filter((e) => e.operation === 'listTables').length, 2, 'the call was retried once');
+      assert.equal(log.filter((e) => e.operation === 'listTables').length, 4, 'first try, one after the refresh, maxRetries more');
     } finally {
       await client.close();
       await emu.close();
@@ -105,16 +106,25 @@ describe('client under faults (emulator)', function () {
   });
 
   it('rides out 429 storms and keeps its own pace within the server\'s limit', async () => {
-    const emu = await startEmulator({ limitWindowSec: 2, faults: 'storm=0.3,stormMs=300,seed=3' });
-    const client = clientFor(emu, { rateWindowMs: 2000 });
+    // One fake clock drives the server's windows and storms and the client's waits. The
+    // client keeps its default limits: the contract's 5 listings a minute.
+    const limit = 5;
+    const minute = 60_000;
+    const clock = new FakeClock();
+    const emu = await startEmulator({ clock, limits: { listTables: limit }, limitWindowSec: minute / 1000, faults: 'storm=0.3,seed=3' });
+    const client = clientFor(emu, { clock, retryBaseMs: 500, retryMaxMs: 30_000, defaultRetryAfterMs: 30_000 });
     try {
-      for (const ns of emu.namespaces) assert.ok((await client.listTables(ns)).length > 0);
-      for (const ns of emu.namespaces) assert.ok((await client.listTables(ns, { priority: 'background' })).length > 0);
-      const log = emu.requestLog.entries();
-      assert.ok(log.some((e) => e.status === 429), 'a storm happened');
-      const starts = log.filter((e) => e.operation === 'listTables' && e.status !== 429).map((e) => e.time);
-      for (const t of starts) {
-        assert.ok(starts.filter((u) => u >= t && u < t + 2000).length <= 5, 'never more than 5 accepted listings in any 2 s window');
+      const listAll = async (priority: 'user' | 'background') => {
+        for (const ns of emu.namespaces) assert.ok((await client.listTables(ns, { priority })).length > 0);
+      };
+      await clock.run(listAll('user'));
+      await clock.run(listAll('background'));
+      const listings = emu.requestLog.entries().filter((e) => e.operation === 'listTables');
+      assert.ok(listings.some((e) => e.status === 429), 'a storm happened');
+      assert.ok(listings.length > limit, 'more listings were asked for than one window allows');
+      for (const { time } of listings) {
+        const inWindow = listings.filter((e) => e.time >= time && e.time < time + minute).length;
+        assert.ok(inWindow <= limit, `${inWindow} listings reached the server within one minute`);
       }
     } finally {
       await client.close();

@@ -5,6 +5,8 @@ import { CLIENT_VERSION, DEFAULT_USER_AGENT } from '../../../src/client/version'
 import type { JobRecord } from '../../../src/core/contract';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { flushMicrotasks } from '../../support/fakeClock';
+import { LoopbackService } from '../../support/loopbackServer';
 import { makeFixture } from './clientFixture';
 
 describe('DataQueryClient calls', () => {
@@ -142,14 +144,24 @@ describe('DataQueryClient calls', () => {
     assert.equal(DEFAULT_USER_AGENT, `data-query-explorer/${pkg.version}`);
   });
 
-  it('closes a dispatcher it built, but not an injected one', async () => {
+  it('closes a dispatcher it built, releasing its connections, but not an injected one', async () => {
     const { client, gateway, clock } = makeFixture();
     gateway.onLogin(() => clock.now()).on('GET', '/dap/query/canvas/table', () => ({ status: 200, body: { tables: ['still'] } }));
     await client.close();
     const again = makeFixture({}, gateway).client;
     assert.deepEqual(await again.listTables('canvas'), ['still'], 'the injected dispatcher still works');
-    const own = new DataQueryClient({ baseUrl: 'https://api.example.test', credentials: async () => ({ clientId: 'a', clientSecret: 'b' }) });
-    await own.close();
-    await assert.rejects(own.listTables('canvas'), (e: unknown) => isDqError(e) && e.kind === 'usage');
+
+    const service = await new LoopbackService().start();
+    try {
+      const own = new DataQueryClient({ baseUrl: service.gatewayUrl, credentials: async () => ({ clientId: 'a', clientSecret: 'b' }) });
+      assert.deepEqual(await own.listTables('canvas'), ['accounts', 'courses']);
+      assert.ok(service.openGatewayConnections() > 0, 'kept-alive connections are open');
+      await own.close();
+      await flushMicrotasks(20); // the server sees a closed connection on its next I/O turns
+      assert.equal(service.openGatewayConnections(), 0, 'closing the client closed its connection');
+      await assert.rejects(own.listTables('canvas'), (e: unknown) => isDqError(e) && e.kind === 'usage');
+    } finally {
+      await service.close();
+    }
   });
 });

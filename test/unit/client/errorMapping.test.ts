@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { isDqError, type DqError } from '../../../src/client/errors';
-import { errorFromResponse } from '../../../src/client/errorMapping';
+import { errorFromNetwork, errorFromResponse } from '../../../src/client/errorMapping';
 import { makeFixture } from './clientFixture';
 
 const TABLES = '/dap/query/nowhere/table';
@@ -94,6 +94,28 @@ describe('error mapping (contract section 4)', () => {
     assert.match(err.message, /502 Bad Gateway/);
     assert.ok(err.message.length < 400, 'only an excerpt');
     assert.ok(!err.message.includes('abc.def.ghi'));
+  });
+
+  it('server strings in the message and details are redacted', async () => {
+    const link = 'https://acct.blob.core.windows.net/c/o?sv=2024&sig=SAS-SECRET&se=2026';
+    const err = await failWith(400, { error: { message: `bad link ${link}`, location: { hint: link }, links: [link] } });
+    const everything = `${err.describe()} ${JSON.stringify(err.details)}`;
+    assert.match(everything, /bad link https:\/\/acct\.blob\.core\.windows\.net\/c\/o\?/);
+    assert.ok(!everything.includes('SAS-SECRET'));
+  });
+
+  it('a network failure keeps its cause without the URL it may carry', () => {
+    const raw = Object.assign(new Error('connect failed for https://h.example.test/o?X-Amz-Signature=AMZ-SECRET&X-Amz-Credential=AKIA1'), {
+      code: 'ECONNRESET',
+      cause: new Error('inner https://h.example.test/o?Signature=CF-SECRET'),
+    });
+    const err = errorFromNetwork(raw, 'download', 'h.example.test');
+    assert.equal(err.kind, 'network');
+    const chain: string[] = [];
+    for (let e: unknown = err; e instanceof Error; e = e.cause) chain.push(`${e.name} ${e.message}`);
+    assert.equal(chain.length, 3, 'the cause chain is kept');
+    for (const secret of ['AMZ-SECRET', 'AKIA1', 'CF-SECRET', '?X-Amz', '?Signature']) assert.ok(!chain.join('\n').includes(secret), secret);
+    assert.equal((err.cause as { code?: string }).code, 'ECONNRESET', 'the code is kept for retry decisions');
   });
 
   it('429: rateLimited with the uuid', async () => {

@@ -75,6 +75,19 @@ describe('JobPoller', () => {
     assert.match(err.describe(), /uuid u-job/);
   });
 
+  it('a failed job whose server message holds a pre-signed link reports it without the signature', async () => {
+    const clock = new FakeClock();
+    const link = 'https://bucket.example.test/out/part-0?X-Goog-Credential=sa%40x&X-Goog-Signature=0ddba11&Key-Pair-Id=K9';
+    const poller = new JobPoller({
+      clock,
+      fetchJob: async (id) => ({ id, status: 'failed', error: { uuid: 'u-job', message: `could not write ${link}` } }),
+    });
+    const err = await clock.run(poller.watch('j')).catch((e: unknown) => e);
+    assert.ok(isDqError(err) && err.kind === 'jobFailed');
+    assert.match(err.message, /could not write https:\/\/bucket\.example\.test\/out\/part-0\?/);
+    for (const secret of ['sa%40x', '0ddba11', 'K9']) assert.ok(!err.describe().includes(secret), secret);
+  });
+
   it('cancelling one waiter stops polling when no one else waits', async () => {
     const clock = new FakeClock();
     const { polls, fetchJob } = scripted(clock, { j: ['running'] });

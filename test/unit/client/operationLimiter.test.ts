@@ -143,4 +143,29 @@ describe('OperationLimiter', () => {
   it('refuses a limit below one', () => {
     assert.throws(() => limiterWith(new FakeClock(), { getJob: 0 }), (err: unknown) => isDqError(err) && err.kind === 'usage');
   });
+
+  it('never pauses longer than the longest wait allowed', async () => {
+    const clock = new FakeClock();
+    const limiter = new OperationLimiter({ limits: DEFAULT_RATE_LIMITS, windowMs: WINDOW, maxPauseMs: 120_000, clock });
+    limiter.pause('listTables', 86_400_000);
+    assert.equal(limiter.snapshot().find((b) => b.operation === 'listTables')?.pausedForMs, 120_000);
+    const t0 = clock.now();
+    await clock.run(limiter.acquire('listTables'));
+    assert.equal(clock.now() - t0, 120_000);
+  });
+
+  it('tells each queued caller once when it will likely start, counting those ahead of it', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { createJob: 2 });
+    await limiter.acquire('createJob');
+    await clock.advance(10_000);
+    await limiter.acquire('createJob');
+    const told: { waitMs: number; reason: string }[][] = [[], [], []];
+    const waits = told.map((list) => limiter.acquire('createJob', { onQueued: (w) => list.push(w) }));
+    await flushMicrotasks();
+    // the window frees at +50 s and +60 s for the first two; the third needs the first of those to leave again
+    assert.deepEqual(told, [[{ waitMs: 50_000, reason: 'limit' }], [{ waitMs: 60_000, reason: 'limit' }], [{ waitMs: 110_000, reason: 'limit' }]]);
+    await clock.run(Promise.all(waits));
+    assert.deepEqual(told.map((l) => l.length), [1, 1, 1]);
+  });
 });

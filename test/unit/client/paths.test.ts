@@ -42,7 +42,18 @@ describe('file names from object ids', () => {
     assert.equal(resultFileExtension('tsv', false), '.tsv');
   });
 
-  it('refuses a join that would leave the folder', () => {
-    assert.equal(path.dirname(safeJoin('/data', '../../etc/passwd')), path.resolve('/data'));
+  it('never joins outside the folder: a name that would leave it lands directly inside or is refused', () => {
+    const root = path.resolve('/data/out');
+    const escapes = ['../../etc/passwd', '/etc/passwd', '..', '.', '', 'a/../../b', 'sub/dir/file', '..\\..\\windows', 'C:\\Windows\\x', '\\\\host\\share'];
+    for (const name of escapes) {
+      let joined: string;
+      try {
+        joined = safeJoin(root, name);
+      } catch (err) {
+        assert.match(String(err), /outside/, `${JSON.stringify(name)} is refused as leaving the folder`);
+        continue;
+      }
+      assert.equal(path.dirname(joined), root, `${JSON.stringify(name)} gave ${joined}`);
+    }
   });
 });

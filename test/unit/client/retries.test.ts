@@ -5,6 +5,7 @@ import { makeFixture } from './clientFixture';
 
 const SCHEMA = '/dap/query/canvas/table/accounts/schema';
 const CREATE = '/dap/query/canvas/table/accounts/data';
+const TABLES = '/dap/query/canvas/table';
 const schemaOk = { status: 200, body: { version: 2, schema: { type: 'object' } } };
 
 describe('retries', () => {
@@ -143,5 +144,76 @@ describe('retries', () => {
     controller.abort();
     await assert.rejects(call, (e: unknown) => isDqError(e) && e.kind === 'cancelled');
     assert.equal(gateway.seen('GET', SCHEMA).length, 1);
+  });
+
+  it('honours Retry-After on a 503 too, instead of its own backoff', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? { status: 503, body: '', headers: { 'retry-after': '9' } } : schemaOk));
+    const t0 = clock.now();
+    await clock.run(client.getSchema('canvas', 'accounts'));
+    assert.equal(gateway.seen('GET', SCHEMA).length, 2);
+    assert.equal(clock.now() - t0, 9_000);
+  });
+
+  it('a Retry-After beyond the longest wait fails at once as rateLimited, naming when to try again', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, () => ({ status: 429, body: { error: { message: 'quota', uuid: 'u-day' } }, headers: { 'retry-after': '86400' } }));
+    const t0 = clock.now();
+    const err = await clock.run(client.listTables('canvas')).catch((e: unknown) => e);
+    assert.ok(isDqError(err), String(err));
+    assert.equal(err.kind, 'rateLimited');
+    assert.equal(err.uuid, 'u-day');
+    assert.match(err.message, /86400 s \(until 2026-11-21T08:00:00Z\)/);
+    assert.match(err.hint ?? '', /Try again after 2026-11-21T08:00:00Z/);
+    assert.equal(clock.now(), t0, 'no time was spent waiting');
+    assert.equal(gateway.seen('GET', TABLES).length, 1);
+    const paused = client.budgets().find((b) => b.operation === 'listTables')?.pausedForMs ?? 0;
+    assert.ok(paused <= 120_000, `listTables is not held back beyond the cap (${paused} ms)`);
+  });
+
+  it('the longest wait is configurable', async () => {
+    const { gateway, client, clock } = makeFixture({ maxRetryWaitMs: 5_000 });
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, () => ({ status: 429, body: '', headers: { 'retry-after': '6' } }));
+    const err = await clock.run(client.getSchema('canvas', 'accounts')).catch((e: unknown) => e);
+    assert.ok(isDqError(err) && err.kind === 'rateLimited', String(err));
+    assert.match(err.message, /wait 6 s/);
+    assert.equal(gateway.seen('GET', SCHEMA).length, 1);
+  });
+
+  it('tells a call held back by its own limit, once, how long it will likely wait', async () => {
+    const { gateway, client, clock } = makeFixture({ rateLimits: { listTables: 2 } });
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, () => ({ status: 200, body: { tables: [] } }));
+    const queued: unknown[] = [];
+    const onQueued = (w: unknown): number => queued.push(w);
+    await client.listTables('canvas', { onQueued });
+    await clock.advance(20_000);
+    await client.listTables('canvas', { onQueued });
+    assert.deepEqual(queued, [], 'calls within the limit are not queued');
+    const third = client.listTables('canvas', { onQueued });
+    const fourth = client.listTables('canvas', { onQueued });
+    await clock.advance(0);
+    assert.deepEqual(queued, [
+      { operation: 'listTables', waitMs: 40_000, reason: 'limit' },
+      { operation: 'listTables', waitMs: 60_000, reason: 'limit' },
+    ]);
+    await clock.run(Promise.all([third, fourth]));
+    assert.equal(queued.length, 2);
+  });
+
+  it('tells a call held back by a 429 pause that it is paused, and for how long', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? { status: 429, body: '', headers: { 'retry-after': '23' } } : schemaOk));
+    const queued: unknown[] = [];
+    await clock.run(client.getSchema('canvas', 'accounts', { onQueued: (w) => queued.push(w) }));
+    assert.deepEqual(queued, [{ operation: 'getSchema', waitMs: 23_000, reason: 'paused' }]);
+  });
+
+  it('runJob passes onQueued to the job request', async () => {
+    const { gateway, client, clock } = makeFixture({ rateLimits: { createJob: 1 } });
+    gateway.onLogin(() => clock.now()).on('POST', CREATE, () => ({ status: 200, body: { id: 'j', status: 'complete', objects: [] } }));
+    await client.runJob('canvas', 'accounts', { format: 'csv' });
+    const queued: unknown[] = [];
+    await clock.run(client.runJob('canvas', 'accounts', { format: 'csv' }, { onQueued: (w) => queued.push(w) }));
+    assert.deepEqual(queued, [{ operation: 'createJob', waitMs: 60_000, reason: 'limit' }]);
   });
 });

@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { isDqError } from '../../../src/client/errors';
-import { jwtExpiryMs } from '../../../src/client/tokenClient';
+import { jwtExpiryMs } from '../../../src/core/jwtCodec';
 import { fakeJwt } from '../../support/mockGateway';
 import { CLIENT_ID, CLIENT_SECRET, makeFixture } from './clientFixture';
 
 const TABLES = '/dap/query/canvas/table';
+const LOGIN = '/ids/auth/login';
 
 describe('tokens', () => {
   it('logs in with Basic credentials and the client-credentials grant, then sends Bearer and a User-Agent', async () => {
@@ -65,16 +66,26 @@ describe('tokens', () => {
     assert.equal(gateway.seen('GET', TABLES).length, 2);
   });
 
-  it('a second 401 after the refresh fails with auth and says what to check', async () => {
-    const { gateway, client, clock } = makeFixture();
+  it('401s after the refresh are retried with the same token, then fail with auth and say what to check', async () => {
+    const { gateway, client, clock } = makeFixture({ maxRetries: 2 });
     gateway.onLogin(() => clock.now()).on('GET', TABLES, () => ({ status: 401, body: { error: { message: 'nope', uuid: 'u-401' } } }));
     const err = await clock.run(client.listTables('canvas')).catch((e: unknown) => e);
     assert.ok(isDqError(err));
     assert.equal(err.kind, 'auth');
     assert.equal(err.status, 401);
     assert.match(err.hint ?? '', /client ID and secret/);
+    assert.equal(gateway.logins(), 2, 'one forced refresh only');
+    const calls = gateway.seen('GET', TABLES);
+    assert.equal(calls.length, 4, 'the first try, the one after the refresh, and maxRetries more');
+    assert.equal(new Set(calls.slice(1).map((c) => c.headers.authorization)).size, 1);
+  });
+
+  it('a gateway refusing a valid token now and then does not fail the call', async () => {
+    const { gateway, client, clock } = makeFixture();
+    const refusals = new Set([1, 2, 3]);
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, (_r, n) => (refusals.has(n) ? { status: 401, body: {} } : { status: 200, body: { tables: ['a'] } }));
+    assert.deepEqual(await clock.run(client.listTables('canvas')), ['a']);
     assert.equal(gateway.logins(), 2);
-    assert.equal(gateway.seen('GET', TABLES).length, 2);
   });
 
   for (const status of [400, 401, 403]) {
@@ -123,5 +134,59 @@ describe('tokens', () => {
     assert.equal(jwtExpiryMs(fakeJwt({ exp: 1_800_000_000 })), 1_800_000_000_000);
     assert.equal(jwtExpiryMs('not-a-jwt'), undefined);
     assert.equal(jwtExpiryMs('a.!!!.c'), undefined);
+  });
+
+  it('a sign-in answered 429 waits its Retry-After, and the next sign-in respects that pause too', async () => {
+    const { gateway, client, clock } = makeFixture({ maxRetries: 0 });
+    gateway.on('POST', LOGIN, () => ({ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '20' } }));
+    const t0 = clock.now();
+    const first = await clock.run(client.testConnection()).catch((e: unknown) => e);
+    assert.ok(isDqError(first) && first.kind === 'rateLimited', String(first));
+    gateway.onLogin(() => clock.now());
+    let signedInAt: number | undefined;
+    await clock.run(client.testConnection().then(() => (signedInAt = clock.now())));
+    assert.equal(gateway.logins(), 2);
+    assert.equal(signedInAt, t0 + 20_000, 'the second sign-in waited out the pause');
+  });
+
+  it('a sign-in told to wait beyond the longest wait fails at once as rateLimited', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.on('POST', LOGIN, () => ({ status: 429, body: '', headers: { 'retry-after': '86400' } }));
+    const t0 = clock.now();
+    const err = await clock.run(client.testConnection()).catch((e: unknown) => e);
+    assert.ok(isDqError(err) && err.kind === 'rateLimited', String(err));
+    assert.match(err.hint ?? '', /Try again after 2026-11-21T08:00:00Z/);
+    assert.equal(clock.now(), t0);
+    assert.equal(gateway.logins(), 1);
+  });
+
+  it('a caller may stop waiting for a sign-in that another caller still waits for', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.on('POST', LOGIN, (_r, n) => (n === 1 ? { status: 503, body: '' } : { status: 200, body: { access_token: fakeJwt({ exp: Math.floor(clock.now() / 1000) + 3600 }) } }));
+    gateway.on('GET', TABLES, () => ({ status: 200, body: { tables: ['a'] } }));
+    const patient = client.listTables('canvas', { signal: new AbortController().signal });
+    const impatient = new AbortController();
+    const leaving = client.listTables('canvas', { signal: impatient.signal });
+    await clock.advance(0);
+    impatient.abort();
+    await assert.rejects(leaving, (e: unknown) => isDqError(e) && e.kind === 'cancelled');
+    assert.deepEqual(await clock.run(patient), ['a']);
+    assert.equal(gateway.logins(), 2);
+  });
+
+  it('a sign-in nobody waits for any more stops, backoff included', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.on('POST', LOGIN, () => ({ status: 503, body: '' }));
+    const controller = new AbortController();
+    const call = client.listTables('canvas', { signal: controller.signal });
+    await clock.advance(0);
+    assert.equal(gateway.logins(), 1);
+    assert.ok(clock.pending > 0, 'the sign-in is backing off');
+    controller.abort();
+    await assert.rejects(call, (e: unknown) => isDqError(e) && e.kind === 'cancelled');
+    await clock.advance(0);
+    assert.equal(clock.pending, 0, 'no sleep is left behind');
+    await clock.advance(10 * 60_000);
+    assert.equal(gateway.logins(), 1, 'no further sign-in attempts');
   });
 });

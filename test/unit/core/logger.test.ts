@@ -1,0 +1,58 @@
+import * as assert from 'node:assert/strict';
+import { redact } from '../../../src/core/logger';
+
+/** Pre-signed links of every style the object hosts use, each with its secrets. */
+const LINKS: { style: string; url: string; secrets: string[] }[] = [
+  {
+    style: 'AWS S3',
+    url: 'https://b.s3.amazonaws.com/o?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20261120%2Fus-east-1&X-Amz-Security-Token=FwoSESSION&X-Amz-Signature=5eed',
+    secrets: ['AKIAEXAMPLE', 'FwoSESSION', '5eed'],
+  },
+  {
+    style: 'Google Cloud Storage (V4)',
+    url: 'https://storage.googleapis.com/b/o?x-goog-algorithm=GOOG4-RSA-SHA256&x-goog-credential=sa%40proj.iam&x-goog-signature=ab12cd',
+    secrets: ['sa%40proj', 'ab12cd'],
+  },
+  {
+    style: 'Google Cloud Storage (V2)',
+    url: 'https://storage.googleapis.com/b/o?GoogleAccessId=sa@proj.iam&Expires=1790000000&Signature=V2%2BSIG%3D',
+    secrets: ['sa@proj', 'V2%2BSIG'],
+  },
+  {
+    style: 'Azure SAS',
+    url: 'https://acct.blob.core.windows.net/c/o?sv=2024-11-04&se=2026-11-20T09%3A00%3A00Z&sr=b&sp=r&sig=AZ%2Bsig%3D',
+    secrets: ['AZ%2Bsig'],
+  },
+  {
+    style: 'CloudFront',
+    url: 'https://d111.cloudfront.net/o?Policy=eyJTdGF0ZW1lbnQiOltdfQ__&Signature=CF~sig__&Key-Pair-Id=K2JCJMDEHXQW5F',
+    secrets: ['eyJTdGF0ZW1lbnQiOltdfQ__', 'CF~sig__', 'K2JCJMDEHXQW5F'],
+  },
+];
+
+function assertHidden(text: string, secrets: string[]): void {
+  for (const secret of secrets) assert.ok(!text.includes(secret), `${secret} shows in: ${text}`);
+}
+
+describe('redact', () => {
+  for (const { style, url, secrets } of LINKS) {
+    it(`masks a ${style} link's signature and credential wherever the parameters stand`, () => {
+      assertHidden(redact(`GET ${url} failed`), secrets);
+      const [base, query] = url.split('?');
+      const reordered = `${base}?${query.split('&').reverse().join('&')}`;
+      assertHidden(redact(reordered), secrets);
+      assertHidden(redact(url.toUpperCase()), secrets.map((s) => s.toUpperCase()));
+      assert.match(redact(url), new RegExp(`^${base.replace(/[.]/g, '\\.')}\\?`), 'the host and path stay readable');
+    });
+
+    it(`masks a ${style} link that is URL-encoded, HTML-escaped or JSON-escaped`, () => {
+      assertHidden(redact(`next=${encodeURIComponent(url)}`), secrets.map((s) => encodeURIComponent(s)));
+      assertHidden(redact(`<a href="${url.replace(/&/g, '&amp;')}">`), secrets);
+      assertHidden(redact(JSON.stringify({ url }).replace(/&/g, '\\u0026')), secrets);
+    });
+  }
+
+  it('leaves parameters that merely end like a secret name alone', () => {
+    assert.equal(redact('https://h/o?design=a&consignment=b&user_token_count=3'), 'https://h/o?design=a&consignment=b&user_token_count=3');
+  });
+});
