@@ -1,85 +1,130 @@
 // Commands that add, test and remove connections. Add Connection asks for name, base URL,
-// client ID and secret, tests them with a token request, and saves only on success; on
-// failure it shows the reason and offers to edit what was typed.
+// client ID and secret (and, for plain http to another machine, an explicit opt-in), tests
+// them with a token request, and saves only on success; on failure it shows the reason and
+// offers to edit what was typed. Given an argument object it asks nothing and the same
+// test decides: it resolves once saved, or rejects saying what to change.
 
 import * as vscode from 'vscode';
-import { isCancelled, isDqError } from '../../client/errors';
+import { DqError, isCancelled, isDqError } from '../../client/errors';
 import type { Credentials } from '../../client/types';
+import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
 import type { ClientPool } from '../connections/clientPool';
 import {
   checkBaseUrl,
-  DEFAULT_DATA_PREFIX,
-  DEFAULT_NAMESPACES,
+  insecureHost,
+  parseConnections,
   SAMPLE_CONNECTION_NAME,
   uniqueName,
+  type Connection,
   type RemoteConnection,
 } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';
 import type { ExplorerNode } from '../explorer/explorerNodes';
 
-interface Draft {
+/** The argument object of `dataQuery.addConnection`. */
+export interface AddConnectionArgs {
   name: string;
   baseUrl: string;
+  dataPrefix?: string;
+  namespaces?: string[];
+  scope?: string;
   clientId: string;
   clientSecret: string;
+  /** permits plain http:// to a host other than this machine */
+  allowInsecureHttp?: true;
 }
 
-const EDIT = 'Edit and Retry';
+/** Shows a connection in the explorer, selected and expanded. */
+export type RevealConnection = (connection: Connection) => Thenable<void>;
 
-export function registerConnectionCommands(store: ConnectionStore, pool: ClientPool, logger: Logger): vscode.Disposable[] {
+const EDIT = 'Edit and Retry';
+const ALLOW_HTTP = 'Allow Plain HTTP';
+
+export function registerConnectionCommands(
+  store: ConnectionStore,
+  pool: ClientPool,
+  logger: Logger,
+  reveal: RevealConnection,
+): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('dataQuery.addConnection', () => addConnection(store, pool, logger)),
-    vscode.commands.registerCommand('dataQuery.trySampleData', () => trySampleData(store)),
+    vscode.commands.registerCommand('dataQuery.addConnection', (args?: unknown) =>
+      args === undefined ? addConnection(store, pool, logger, reveal) : addConnectionFrom(args, store, pool, logger),
+    ),
+    vscode.commands.registerCommand('dataQuery.trySampleData', () => trySampleData(store, reveal)),
     vscode.commands.registerCommand('dataQuery.setCredentials', (node?: ExplorerNode) => setCredentials(store, node)),
     vscode.commands.registerCommand('dataQuery.removeConnection', (node?: ExplorerNode) => removeConnection(store, node)),
   ];
 }
 
-async function trySampleData(store: ConnectionStore): Promise<void> {
-  const existing = store.list().find((c) => c.kind === 'sample');
-  if (!existing) {
-    const name = uniqueName(SAMPLE_CONNECTION_NAME, store.list().map((c) => c.name));
-    await store.add({ kind: 'sample', name });
+async function trySampleData(store: ConnectionStore, reveal: RevealConnection): Promise<void> {
+  let sample = store.list().find((c) => c.kind === 'sample');
+  if (!sample) {
+    sample = { kind: 'sample', name: uniqueName(SAMPLE_CONNECTION_NAME, store.list().map((c) => c.name)) };
+    await store.add(sample);
   }
-  await vscode.commands.executeCommand('dataQuery.explorer.focus');
+  await reveal(sample);
 }
 
-async function addConnection(store: ConnectionStore, pool: ClientPool, logger: Logger): Promise<void> {
-  let draft: Draft = { name: '', baseUrl: 'https://', clientId: '', clientSecret: '' };
+async function addConnection(store: ConnectionStore, pool: ClientPool, logger: Logger, reveal: RevealConnection): Promise<void> {
+  let draft: AddConnectionArgs = { name: '', baseUrl: 'https://', clientId: '', clientSecret: '' };
   for (;;) {
     const typed = await askForConnection(draft, store.list().map((c) => c.name));
     if (!typed) return;
     draft = typed;
-    const connection: RemoteConnection = {
-      kind: 'remote',
-      name: draft.name,
-      baseUrl: draft.baseUrl.trim().replace(/\/+$/, ''),
-      dataPrefix: DEFAULT_DATA_PREFIX,
-      namespaces: [...DEFAULT_NAMESPACES],
-      allowInsecureHttp: false,
-    };
-    const credentials: Credentials = { clientId: draft.clientId, clientSecret: draft.clientSecret };
+    const { connection, credentials } = checkArguments(draft, []);
     const failure = await testConnection(pool, connection, credentials, logger);
-    if (failure === undefined) {
+    if (!failure) {
       await store.add(connection, credentials);
       void vscode.window.showInformationMessage(`Connection "${connection.name}" added.`);
-      await vscode.commands.executeCommand('dataQuery.explorer.focus');
+      await reveal(connection);
       return;
     }
-    if (failure === 'cancelled') return;
-    const choice = await vscode.window.showErrorMessage(`Could not connect to "${connection.name}": ${failure}`, EDIT);
+    if (failure.kind === 'cancelled') return;
+    const choice = await vscode.window.showErrorMessage(failure.message, EDIT);
     if (choice !== EDIT) return;
   }
 }
 
-/** Resolves undefined on success, 'cancelled', or a message saying what went wrong. */
+/** The programmatic form: resolves with the connection's name once it is tested and saved. */
+async function addConnectionFrom(args: unknown, store: ConnectionStore, pool: ClientPool, logger: Logger): Promise<{ name: string }> {
+  const { connection, credentials } = checkArguments(args, store.list().map((c) => c.name));
+  const failure = await testConnection(pool, connection, credentials, logger);
+  if (failure) throw failure;
+  await store.add(connection, credentials);
+  return { name: connection.name };
+}
+
+function checkArguments(args: unknown, taken: string[]): { connection: RemoteConnection; credentials: Credentials } {
+  const usage = (message: string): DqError => new DqError('usage', `dataQuery.addConnection: ${message}`);
+  if (!isRecord(args)) throw usage('pass an object {name, baseUrl, clientId, clientSecret, dataPrefix?, namespaces?, scope?, allowInsecureHttp?}.');
+  const { name, baseUrl, dataPrefix, namespaces, scope, clientId, clientSecret, allowInsecureHttp } = args;
+  if (typeof name !== 'string' || !name.trim()) throw usage('pass a "name" for the connection.');
+  if (taken.includes(name.trim())) throw usage(`a connection named "${name.trim()}" already exists; pass another name.`);
+  if (typeof baseUrl !== 'string') throw usage('pass a "baseUrl" such as https://api.example.com.');
+  const urlProblem = checkBaseUrl(baseUrl);
+  if (urlProblem) throw usage(urlProblem);
+  if (typeof clientId !== 'string' || !clientId.trim() || typeof clientSecret !== 'string' || !clientSecret) {
+    throw usage('pass the "clientId" and "clientSecret" of the connection.');
+  }
+  const host = insecureHost(baseUrl);
+  if (host && allowInsecureHttp !== true) {
+    throw new DqError(
+      'insecure',
+      `Refusing plain http to ${host}: the client secret, tokens and data would travel unencrypted. Use https://, or pass allowInsecureHttp: true if you trust every network in between.`,
+    );
+  }
+  const [connection] = parseConnections([{ name, baseUrl, dataPrefix, namespaces, scope, allowInsecureHttp }]).connections;
+  return { connection: connection as RemoteConnection, credentials: { clientId: clientId.trim(), clientSecret } };
+}
+
+/** Resolves undefined on success, or an error whose message says what went wrong (kind `cancelled` when stopped). */
 async function testConnection(
   pool: ClientPool,
   connection: RemoteConnection,
   credentials: Credentials,
   logger: Logger,
-): Promise<string | undefined> {
+): Promise<DqError | undefined> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Testing the connection "${connection.name}"…`, cancellable: true },
     async (_progress, token) => {
@@ -91,10 +136,10 @@ async function testConnection(
         logger.info(`Connection "${connection.name}" answered with a token.`);
         return undefined;
       } catch (err) {
-        if (isCancelled(err) || abort.signal.aborted) return 'cancelled';
+        if (isCancelled(err) || abort.signal.aborted) return new DqError('cancelled', `Adding the connection "${connection.name}" was cancelled.`);
         const message = isDqError(err) ? [err.message, err.hint].filter(Boolean).join(' ') : err instanceof Error ? err.message : String(err);
         logger.warn(`Testing "${connection.name}" failed: ${isDqError(err) ? err.describe() : message}`);
-        return message;
+        return new DqError(isDqError(err) ? err.kind : 'network', `Could not connect to "${connection.name}": ${message}`);
       } finally {
         listener.dispose();
         await dispose();
@@ -103,7 +148,7 @@ async function testConnection(
   );
 }
 
-async function askForConnection(draft: Draft, taken: string[]): Promise<Draft | undefined> {
+async function askForConnection(draft: AddConnectionArgs, taken: string[]): Promise<AddConnectionArgs | undefined> {
   const total = 4;
   const name = await vscode.window.showInputBox({
     title: `Add Connection (1/${total})`,
@@ -113,14 +158,25 @@ async function askForConnection(draft: Draft, taken: string[]): Promise<Draft | 
     validateInput: (v) => (!v.trim() ? 'Enter a name.' : taken.includes(v.trim()) ? `A connection named "${v.trim()}" already exists.` : undefined),
   });
   if (name === undefined) return undefined;
-  const baseUrl = await vscode.window.showInputBox({
-    title: `Add Connection (2/${total})`,
-    prompt: 'The gateway base URL, e.g. https://api.example.com',
-    value: draft.baseUrl,
-    ignoreFocusOut: true,
-    validateInput: (v) => checkBaseUrl(v),
-  });
-  if (baseUrl === undefined) return undefined;
+  let baseUrl = draft.baseUrl;
+  let allowInsecureHttp: true | undefined;
+  for (;;) {
+    const typed = await vscode.window.showInputBox({
+      title: `Add Connection (2/${total})`,
+      prompt: 'The gateway base URL, e.g. https://api.example.com',
+      value: baseUrl,
+      ignoreFocusOut: true,
+      validateInput: (v) => checkBaseUrl(v),
+    });
+    if (typed === undefined) return undefined;
+    baseUrl = typed.trim();
+    const host = insecureHost(baseUrl);
+    if (!host) break;
+    if (await allowPlainHttp(host)) {
+      allowInsecureHttp = true;
+      break;
+    }
+  }
   const clientId = await vscode.window.showInputBox({
     title: `Add Connection (3/${total})`,
     prompt: 'Client ID (kept in VS Code secret storage)',
@@ -138,7 +194,19 @@ async function askForConnection(draft: Draft, taken: string[]): Promise<Draft | 
     validateInput: (v) => (v ? undefined : 'Enter the client secret.'),
   });
   if (clientSecret === undefined) return undefined;
-  return { name: name.trim(), baseUrl: baseUrl.trim(), clientId: clientId.trim(), clientSecret };
+  return { name: name.trim(), baseUrl, clientId: clientId.trim(), clientSecret, allowInsecureHttp };
+}
+
+async function allowPlainHttp(host: string): Promise<boolean> {
+  const choice = await vscode.window.showWarningMessage(
+    'Allow plain http for this connection?',
+    {
+      modal: true,
+      detail: `${host} would receive the client secret, tokens and data unencrypted. Use https:// unless you trust every network in between.`,
+    },
+    ALLOW_HTTP,
+  );
+  return choice === ALLOW_HTTP;
 }
 
 async function setCredentials(store: ConnectionStore, node?: ExplorerNode): Promise<void> {
@@ -153,7 +221,6 @@ async function setCredentials(store: ConnectionStore, node?: ExplorerNode): Prom
   const clientSecret = await vscode.window.showInputBox({ title: `Credentials for "${name}" (2/2)`, prompt: 'Client secret', password: true, ignoreFocusOut: true });
   if (!clientSecret) return;
   await store.setCredentials(name, { clientId: clientId.trim(), clientSecret });
-  await vscode.commands.executeCommand('dataQuery.refresh');
 }
 
 async function removeConnection(store: ConnectionStore, node?: ExplorerNode): Promise<void> {

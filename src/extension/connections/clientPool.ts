@@ -1,19 +1,24 @@
-// One client per connection, built on first use and closed when settings change or the
-// extension stops. Sample connections point at the in-process emulator with its generated
-// credentials; remote ones read credentials from SecretStorage at the moment of use.
+// One client per connection, built on first use and closed when that connection's settings
+// (or, for a remote one, the proxy settings) change, or when the extension stops. Sample
+// connections point at the in-process emulator with its generated credentials; remote ones
+// read credentials from SecretStorage at the moment of use.
 
 import type { Dispatcher } from 'undici';
 import { DqError } from '../../client/errors';
+import type { DataQueryClient } from '../../client/dataQueryClient';
+import type { Operation } from '../../core/contract';
 import type { Credentials, DataQueryClientOptions, ProxyOptions } from '../../client/types';
 import type { Logger } from '../../core/logger';
 import type { Connection } from './connectionConfig';
 import type { SampleEmulatorHost } from './sampleEmulatorHost';
 
-/** What the explorer and the commands use of the shared client. */
-export interface ExplorerClient {
-  testConnection(options?: { signal?: AbortSignal }): Promise<void>;
-  listTables(namespace: string, options?: { signal?: AbortSignal; priority?: 'user' | 'background' }): Promise<string[]>;
-  close(): Promise<void>;
+/** The shared client of a connection, as the explorer, the jobs and the preview use it. */
+export type ExplorerClient = DataQueryClient;
+
+export function missingCredentials(connection: string): DqError {
+  return new DqError('auth', `No client ID and secret are stored for the connection "${connection}".`, {
+    hint: 'Use "Set Credentials" on the connection to enter them.',
+  });
 }
 
 export interface ClientPoolDeps {
@@ -21,6 +26,8 @@ export interface ClientPoolDeps {
   createDispatcher(proxy?: ProxyOptions): Dispatcher;
   /** VS Code's http.proxy, http.noProxy and http.proxyStrictSSL, read when a client is built */
   proxySettings(): ProxyOptions;
+  /** per-operation limits from settings (arranged higher limits), read when a client is built */
+  rateLimits(): Partial<Record<Operation, number>>;
   credentials(name: string): Promise<Credentials | undefined>;
   sample: SampleEmulatorHost;
   logger: Logger;
@@ -30,6 +37,8 @@ export interface ClientPoolDeps {
 export interface ConnectionSession {
   client: ExplorerClient;
   namespaces: string[];
+  /** aborted when the session closes: pass it to calls, so that their end reads as cancelled */
+  signal: AbortSignal;
 }
 
 /** The fields of a remote connection that a client needs, before it is saved. */
@@ -43,6 +52,9 @@ export interface RemoteTarget {
 interface Entry {
   session: Promise<ConnectionSession>;
   dispatcher?: Dispatcher;
+  /** the settings the session was built from; another value means it must be rebuilt */
+  key: string;
+  closing: AbortController;
 }
 
 export class ClientPool {
@@ -52,15 +64,34 @@ export class ClientPool {
 
   /** The client and namespaces of a connection; starts the emulator for a sample one. */
   session(connection: Connection): Promise<ConnectionSession> {
+    const key = this.key(connection);
     const existing = this.entries.get(connection.name);
-    if (existing) return existing.session;
-    const entry: Entry = { session: Promise.resolve(undefined as never) };
+    if (existing?.key === key) return existing.session;
+    if (existing) void this.close(connection.name, existing);
+    const entry: Entry = { session: Promise.resolve(undefined as never), key, closing: new AbortController() };
     entry.session = this.open(connection, entry).catch((err: unknown) => {
-      this.entries.delete(connection.name);
+      if (this.entries.get(connection.name) === entry) this.entries.delete(connection.name);
       throw err;
     });
     this.entries.set(connection.name, entry);
     return entry.session;
+  }
+
+  /**
+   * Closes the sessions of connections that are gone or whose settings changed, and keeps
+   * the others with their running work. Returns the names of the closed ones.
+   */
+  retain(connections: Connection[]): string[] {
+    const keys = new Map(connections.map((c) => [c.name, this.key(c)]));
+    const closed = [...this.entries].filter(([name, entry]) => keys.get(name) !== entry.key);
+    for (const [name, entry] of closed) void this.close(name, entry);
+    return closed.map(([name]) => name);
+  }
+
+  /** Closes one connection's session (its credentials changed); the next use builds a fresh one. */
+  forget(name: string): void {
+    const entry = this.entries.get(name);
+    if (entry) void this.close(name, entry);
   }
 
   /** A client for a connection that is not saved yet (Add Connection tests it first). */
@@ -70,24 +101,27 @@ export class ClientPool {
     return { client, dispose: () => this.closeQuietly(client, dispatcher) };
   }
 
-  /** Closes every client; the next use builds fresh ones (after settings changed). */
-  async reset(): Promise<void> {
-    const entries = [...this.entries.values()];
-    this.entries.clear();
-    await Promise.all(
-      entries.map(async (e) => {
-        try {
-          const { client } = await e.session;
-          await this.closeQuietly(client, e.dispatcher);
-        } catch {
-          // never opened
-        }
-      }),
-    );
+  /** Closes every client. */
+  async dispose(): Promise<void> {
+    await Promise.all([...this.entries].map(([name, entry]) => this.close(name, entry)));
   }
 
-  dispose(): Promise<void> {
-    return this.reset();
+  /** Cancels the session's work, then closes its client; the next use builds a fresh one. */
+  private async close(name: string, entry: Entry): Promise<void> {
+    if (this.entries.get(name) === entry) this.entries.delete(name);
+    entry.closing.abort();
+    try {
+      const { client } = await entry.session;
+      await this.closeQuietly(client, entry.dispatcher);
+    } catch {
+      // never opened
+    }
+  }
+
+  /** What a session depends on: the connection's settings and, for a remote one, the proxy's. */
+  private key(connection: Connection): string {
+    const limits = this.deps.rateLimits();
+    return JSON.stringify(connection.kind === 'remote' ? [connection, limits, this.deps.proxySettings()] : [connection, limits]);
   }
 
   private async open(connection: Connection, entry: Entry): Promise<ConnectionSession> {
@@ -100,20 +134,16 @@ export class ClientPool {
         async () => ({ clientId: emulator.clientId, clientSecret: emulator.clientSecret }),
         entry.dispatcher,
       );
-      return { client, namespaces: [...emulator.namespaces] };
+      return { client, namespaces: [...emulator.namespaces], signal: entry.closing.signal };
     }
     entry.dispatcher = this.deps.createDispatcher(this.deps.proxySettings());
     const name = connection.name;
     const client = this.build(connection, async () => {
       const credentials = await this.deps.credentials(name);
-      if (!credentials) {
-        throw new DqError('auth', `No client ID and secret are stored for the connection "${name}".`, {
-          hint: 'Use "Set Credentials" on the connection to enter them.',
-        });
-      }
+      if (!credentials) throw missingCredentials(name);
       return credentials;
     }, entry.dispatcher);
-    return { client, namespaces: [...connection.namespaces] };
+    return { client, namespaces: [...connection.namespaces], signal: entry.closing.signal };
   }
 
   private build(target: RemoteTarget, credentials: () => Promise<Credentials>, dispatcher: Dispatcher): ExplorerClient {
@@ -126,6 +156,7 @@ export class ClientPool {
       dispatcher,
       logger: this.deps.logger,
       userAgent: this.deps.userAgent,
+      rateLimits: this.deps.rateLimits(),
     });
   }
 

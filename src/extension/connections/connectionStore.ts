@@ -18,6 +18,9 @@ export class ConnectionStore implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when the connection list in settings changes (from here or by hand). */
   readonly onDidChangeConnections = this.changed.event;
+  private readonly credentialsChanged = new vscode.EventEmitter<string>();
+  /** Fires with a connection's name when its credentials are stored anew. */
+  readonly onDidChangeCredentials = this.credentialsChanged.event;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -75,10 +78,12 @@ export class ConnectionStore implements vscode.Disposable {
 
   async setCredentials(name: string, credentials: Credentials): Promise<void> {
     await this.secrets.store(secretKey(name), JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }));
+    this.credentialsChanged.fire(name);
   }
 
   dispose(): void {
     this.changed.dispose();
+    this.credentialsChanged.dispose();
     for (const s of this.subscriptions) s.dispose();
   }
 }

@@ -1,12 +1,16 @@
 // The explorer tree's nodes: connection -> namespace -> table, plus message nodes for
-// errors (with a way forward) and empty lists. Plain data; the provider renders them.
+// errors (with a way forward), empty lists and waits for the rate limit. Plain data; the
+// provider renders them.
 
 import type { Connection } from '../connections/connectionConfig';
+import type { LimiterWait } from './tableListCache';
 
 export interface ConnectionNode {
   kind: 'connection';
   id: string;
   connection: Connection;
+  /** a remote connection without stored credentials: the node offers Set Credentials */
+  needsCredentials: boolean;
 }
 
 export interface NamespaceNode {
@@ -46,4 +50,13 @@ export interface EmptyNode {
   message: string;
 }
 
-export type ExplorerNode = ConnectionNode | NamespaceNode | TableNode | ErrorNode | EmptyNode;
+/** A listing held back by the client's rate limiter: why, and when it will likely start. */
+export interface WaitingNode {
+  kind: 'waiting';
+  id: string;
+  reason: LimiterWait['reason'];
+  /** ms since the epoch */
+  until: number;
+}
+
+export type ExplorerNode = ConnectionNode | NamespaceNode | TableNode | ErrorNode | EmptyNode | WaitingNode;

@@ -1,37 +1,101 @@
-// Table lists per connection and namespace, kept until refreshed: listing tables is
-// allowed only a few times a minute. A failed listing is not kept, so a retry asks again.
+// Table lists per connection and namespace, kept until refreshed: listing tables is allowed
+// only a few times a minute. A listing that has to wait for the limiter records why and until
+// when, and reports a change every second while it waits and once when it ends, so the tree
+// can say why and for how long. Clearing a listing cancels it; a failed one is not kept, so a
+// retry asks again.
+
+import type { CallOptions } from '../../client/types';
+import { systemClock, type Clock } from '../../core/clock';
+
+export type LimiterWait = Parameters<NonNullable<CallOptions['onQueued']>>[0];
+
+export interface TableListing {
+  tables: Promise<string[]>;
+  /** resolves when the listing ends or starts waiting for the limiter, whichever comes first */
+  ready: Promise<void>;
+  settled: boolean;
+  /** while the listing waits for the limiter: why, and when it will likely start (ms epoch) */
+  waiting?: { reason: LimiterWait['reason']; until: number };
+}
+
+export type TableLoader = (call: { signal: AbortSignal; onQueued: (wait: LimiterWait) => void }) => Promise<string[]>;
+
+export type ListingChanged = (connection: string, namespace: string) => void;
+
+interface Entry extends TableListing {
+  /** cancels the listing and its countdown */
+  stop: AbortController;
+}
+
+const TICK_MS = 1_000;
 
 export class TableListCache {
-  private readonly lists = new Map<string, Promise<string[]>>();
+  private readonly lists = new Map<string, Entry>();
+
+  constructor(
+    private readonly onDidChange: ListingChanged,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   private static key(connection: string, namespace: string): string {
     return `${connection}\u0000${namespace}`;
   }
 
-  get(connection: string, namespace: string, load: () => Promise<string[]>): Promise<string[]> {
+  get(connection: string, namespace: string, load: TableLoader): TableListing {
     const key = TableListCache.key(connection, namespace);
-    let list = this.lists.get(key);
-    if (!list) {
-      list = load();
-      this.lists.set(key, list);
-      list.catch(() => {
-        if (this.lists.get(key) === list) this.lists.delete(key);
+    const known = this.lists.get(key);
+    if (known) return known;
+    let becomeReady = (): void => undefined;
+    const entry: Entry = {
+      tables: Promise.resolve([]),
+      ready: new Promise<void>((resolve) => (becomeReady = resolve)),
+      settled: false,
+      stop: new AbortController(),
+    };
+    const current = (): boolean => this.lists.get(key) === entry;
+    const onQueued = (wait: LimiterWait): void => {
+      const counting = entry.waiting !== undefined;
+      entry.waiting = { reason: wait.reason, until: this.clock.now() + wait.waitMs };
+      becomeReady();
+      if (!counting) void this.countDown(entry, () => current() && this.onDidChange(connection, namespace));
+    };
+    entry.tables = load({ signal: entry.stop.signal, onQueued });
+    this.lists.set(key, entry);
+    entry.tables
+      .catch(() => {
+        if (current()) this.lists.delete(key);
+      })
+      .finally(() => {
+        const waited = entry.waiting !== undefined;
+        entry.settled = true;
+        entry.waiting = undefined;
+        entry.stop.abort();
+        becomeReady();
+        if (waited && current()) this.onDidChange(connection, namespace);
       });
-    }
-    return list;
+    return entry;
   }
 
-  /** Forgets one namespace, one connection (no namespace) or everything (no arguments). */
+  /** Forgets (and cancels) one namespace, one connection (no namespace) or everything (no arguments). */
   clear(connection?: string, namespace?: string): void {
-    if (connection === undefined) {
-      this.lists.clear();
-      return;
+    const matches = (key: string): boolean =>
+      connection === undefined ||
+      (namespace === undefined ? key.startsWith(`${connection}\u0000`) : key === TableListCache.key(connection, namespace));
+    for (const [key, entry] of [...this.lists]) {
+      if (!matches(key)) continue;
+      entry.stop.abort();
+      this.lists.delete(key);
     }
-    if (namespace !== undefined) {
-      this.lists.delete(TableListCache.key(connection, namespace));
-      return;
+  }
+
+  private async countDown(entry: Entry, tick: () => void): Promise<void> {
+    while (!entry.settled) {
+      try {
+        await this.clock.sleep(TICK_MS, entry.stop.signal);
+      } catch {
+        return;
+      }
+      if (!entry.settled) tick();
     }
-    const prefix = `${connection}\u0000`;
-    for (const key of [...this.lists.keys()]) if (key.startsWith(prefix)) this.lists.delete(key);
   }
 }

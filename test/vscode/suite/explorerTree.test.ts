@@ -2,10 +2,11 @@
 // the extension host; another emulator started here stands for a remote service.
 
 import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
 import { tablesOf } from '../../support/emulatorTables';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import type { ExplorerNode } from '../../../src/extension/explorer/explorerNodes';
-import { activateExtension, labels, setConnections } from './vscodeHelpers';
+import { activateExtension, labels, requestsOf, setConnections } from './vscodeHelpers';
 
 describe('Explorer tree', () => {
   let reference: RunningEmulator;
@@ -35,19 +36,20 @@ describe('Explorer tree', () => {
     assert.ok(tables.every((t: ExplorerNode) => t.kind === 'table'));
   });
 
-  it('offers Set Credentials when a connection has none stored', async () => {
-    const { api } = await activateExtension();
+  it('shows missing credentials on the connection itself, with Set Credentials, and sends nothing', async () => {
+    const { api, extension } = await activateExtension();
     await setConnections([{ name: 'No secrets yet', baseUrl: reference.baseUrl, dataPrefix: reference.dataPrefix }]);
-    const loginsBefore = reference.requestLog.entries().filter((e) => e.path.endsWith('/ids/auth/login')).length;
+    const signIns = requestsOf(reference, 'token');
     const [connection] = await api.explorer.getChildren();
-    const [namespace] = await api.explorer.getChildren(connection);
-    const children = await api.explorer.getChildren(namespace);
-    assert.equal(children.length, 1);
-    assert.equal(children[0].kind, 'error');
-    const item = api.explorer.getTreeItem(children[0]);
-    assert.match(String(item.label), /No client ID and secret are stored for the connection "No secrets yet"/);
+    const item = api.explorer.getTreeItem(connection);
+    assert.equal(item.label, 'No secrets yet');
+    assert.match(String(item.description), /no credentials/);
+    assert.equal(item.collapsibleState, vscode.TreeItemCollapsibleState.None, 'no namespaces to open without credentials');
     assert.equal(item.command?.command, 'dataQuery.setCredentials');
-    const loginsAfter = reference.requestLog.entries().filter((e) => e.path.endsWith('/ids/auth/login')).length;
-    assert.equal(loginsAfter, loginsBefore, 'no token request is sent without credentials');
+    assert.deepEqual(item.command?.arguments, [connection]);
+    const menus = extension.packageJSON.contributes.menus['view/item/context'] as { command: string; when: string; group: string }[];
+    const inline = menus.find((m) => m.command === 'dataQuery.setCredentials' && m.group.startsWith('inline'));
+    assert.ok(inline?.when.includes(`viewItem == ${String(item.contextValue)}`), 'Set Credentials is its inline action');
+    assert.equal(requestsOf(reference, 'token'), signIns, 'no token request is sent without credentials');
   });
 });
