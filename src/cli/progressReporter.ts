@@ -3,6 +3,7 @@
 import type { JobRecord } from '../core/contract';
 import type { DownloadProgress } from '../client/types';
 import type { OutStream } from './cliIo';
+import { formatBytes } from '../core/byteSize';
 
 export class ProgressReporter {
   private lastLine = '';
@@ -48,14 +49,3 @@ export class ProgressReporter {
   }
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
-}

@@ -1,0 +1,64 @@
+// The dataQuery.download.*, dataQuery.query.*, dataQuery.jobs.* and dataQuery.rateLimits
+// settings, and where results go: the download folder setting, else `data-query-results/`
+// in the first workspace folder (ignored by git), else the extension's global storage.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { FORMATS, OPERATIONS, type Format, type Operation } from '../../core/contract';
+import type { DownloadSettings } from '../../jobs/jobRunner';
+import { ensureResultsRoot } from '../../jobs/resultsLayout';
+
+export const DEFAULT_RESULTS_FOLDER = 'data-query-results';
+
+export interface QuerySettings {
+  defaultFormat: Format;
+  downloadAutomatically: boolean;
+}
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('dataQuery');
+}
+
+export function readDownloadSettings(): DownloadSettings {
+  const concurrency = config().get<number>('download.concurrency', 4);
+  return {
+    decompress: config().get<boolean>('download.decompress', false),
+    concurrency: Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 32 ? concurrency : 4,
+  };
+}
+
+export function readQuerySettings(): QuerySettings {
+  const format = config().get<string>('query.defaultFormat', 'jsonl');
+  return {
+    defaultFormat: (FORMATS as readonly string[]).includes(format) ? (format as Format) : 'jsonl',
+    downloadAutomatically: config().get<boolean>('query.downloadAutomatically', true),
+  };
+}
+
+export function readKeepFinishedDays(): number {
+  const days = config().get<number>('jobs.keepFinishedDays', 7);
+  return typeof days === 'number' && days > 0 ? days : 7;
+}
+
+/** Per-operation calls a minute, for customers with arranged higher limits. */
+export function readRateLimits(): Partial<Record<Operation, number>> {
+  const raw = config().get<Record<string, unknown>>('rateLimits', {});
+  const limits: Partial<Record<Operation, number>> = {};
+  for (const op of OPERATIONS) {
+    const value = raw?.[op];
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 1) limits[op] = value;
+  }
+  return limits;
+}
+
+/** The results root, created (with a .gitignore of `*` when it is the default in a workspace). */
+export function resultsRoot(globalStorage: vscode.Uri): Promise<string> {
+  const configured = config().get<string>('download.folder', '').trim();
+  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const base = workspace?.scheme === 'file' ? workspace.fsPath : undefined;
+  if (configured) {
+    return ensureResultsRoot(path.resolve(base ?? globalStorage.fsPath, configured), false);
+  }
+  if (base) return ensureResultsRoot(path.join(base, DEFAULT_RESULTS_FOLDER), true);
+  return ensureResultsRoot(path.join(globalStorage.fsPath, 'results'), false);
+}

@@ -1,0 +1,72 @@
+// Builds and registers everything about query jobs: the model and its store in
+// workspaceState, the runner on the shared clients, the Jobs view, the status bar item,
+// the read-only result documents and the job and result commands. Jobs that were running
+// when the window closed are followed again.
+
+import * as vscode from 'vscode';
+import { systemClock } from '../../core/clock';
+import type { Logger } from '../../core/logger';
+import { JobRunner } from '../../jobs/jobRunner';
+import { JobStore } from '../../jobs/jobStore';
+import { JobsModel } from '../../jobs/jobsModel';
+import { SincePointStore } from '../../jobs/sincePoints';
+import { registerJobCommands } from '../commands/jobCommands';
+import { registerQueryCommands } from '../commands/queryCommands';
+import { registerResultCommands, type ResultCommandDeps } from '../commands/resultCommands';
+import type { ClientPool } from '../connections/clientPool';
+import type { ConnectionStore } from '../connections/connectionStore';
+import { clientByName, type JobServices } from './jobServices';
+import { readDownloadSettings, readKeepFinishedDays, resultsRoot } from './jobSettings';
+import type { JobsViewNode } from './jobsNodes';
+import { JobsStatusBar } from './jobsStatusBar';
+import { JobsTicker } from './jobsTicker';
+import { JobsTreeProvider } from './jobsTreeProvider';
+import { RESULT_SCHEME, ResultDocumentProvider } from './resultDocuments';
+
+export interface JobsFeature {
+  model: JobsModel;
+  runner: JobRunner;
+  jobsTree: JobsTreeProvider;
+  jobsView: vscode.TreeView<JobsViewNode>;
+  /** stops following jobs without marking them, so the next window resumes them */
+  stop(): void;
+}
+
+export interface JobsFeatureDeps extends ResultCommandDeps {
+  store: ConnectionStore;
+  pool: ClientPool;
+  logger: Logger;
+}
+
+export function registerJobsFeature(context: vscode.ExtensionContext, deps: JobsFeatureDeps): JobsFeature {
+  const { store, pool, logger } = deps;
+  const model = new JobsModel(new JobStore(context.workspaceState), systemClock, logger);
+  model.prune(readKeepFinishedDays());
+  const sincePoints = new SincePointStore(context.workspaceState);
+  const clientFor = clientByName(store, pool);
+  const root = (): Promise<string> => resultsRoot(context.globalStorageUri);
+  const runner = new JobRunner({ model, sincePoints, clientFor, resultsRoot: root, downloadSettings: readDownloadSettings, clock: systemClock, logger });
+  const services: JobServices = { model, runner, sincePoints, store, pool, logger, clientFor, resultsRoot: root };
+
+  const jobsTree = new JobsTreeProvider(model, () => Date.now());
+  const jobsView = vscode.window.createTreeView('dataQuery.jobs', { treeDataProvider: jobsTree });
+  const statusBar = new JobsStatusBar(model, clientFor, () => Date.now());
+  const ticker = new JobsTicker(model);
+  context.subscriptions.push(
+    model,
+    jobsTree,
+    jobsView,
+    statusBar,
+    ticker,
+    ticker.onDidTick(() => {
+      jobsTree.refresh();
+      statusBar.render();
+    }),
+    vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, new ResultDocumentProvider()),
+    ...registerQueryCommands(services),
+    ...registerJobCommands(services),
+    ...registerResultCommands(services, deps),
+  );
+  runner.resume();
+  return { model, runner, jobsTree, jobsView, stop: () => runner.dispose() };
+}

@@ -1,0 +1,297 @@
+// Drives query jobs through the shared client and records every step in the JobsModel:
+// create (shown as queued while the limiter holds it) -> poll -> download -> complete,
+// failed, expired or cancelled. Jobs that were active when the window closed are followed
+// again on start, and a client rebuilt under a running job (settings changed) is picked up
+// again, so no job is left spinning with nobody watching it.
+
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { DqError, isCancelled, isDqError } from '../client/errors';
+import type { BudgetSnapshot, CallOptions, DownloadedFile, DownloadOptions, WaitOptions } from '../client/types';
+import type { Clock } from '../core/clock';
+import type { CreateJobRequest, JobRecord, PresignedUrlResponse } from '../core/contract';
+import type { Logger } from '../core/logger';
+import { sanitizeFileName } from '../core/paths';
+import { dataPoint, failureOf, storedFile, tableName, type JobEntry, type QueryParams, type StoredFile } from './jobEntry';
+import type { JobPatch, JobsModel } from './jobsModel';
+import { jobFolder } from './resultsLayout';
+import type { SincePointStore } from './sincePoints';
+
+/** What the client reports when the limiter makes a call wait. */
+export type QueuedNotice = Parameters<NonNullable<CallOptions['onQueued']>>[0];
+
+export type JobCallOptions = CallOptions & WaitOptions;
+
+/** The part of the shared client the runner uses. */
+export interface JobClient {
+  runJob(namespace: string, table: string, request: CreateJobRequest, opts?: JobCallOptions): Promise<JobRecord>;
+  waitForJob(jobId: string, opts?: WaitOptions): Promise<JobRecord>;
+  getJob(jobId: string, opts?: JobCallOptions): Promise<JobRecord>;
+  downloadJob(job: JobRecord, opts: DownloadOptions): Promise<DownloadedFile[]>;
+  createUrls(objectIds: string[], opts?: JobCallOptions): Promise<PresignedUrlResponse>;
+  budgets(): BudgetSnapshot[];
+}
+
+export interface DownloadSettings {
+  decompress: boolean;
+  concurrency: number;
+}
+
+export interface JobRunnerDeps {
+  model: JobsModel;
+  sincePoints: SincePointStore;
+  clientFor(connection: string): Promise<JobClient>;
+  /** the results root, created when missing */
+  resultsRoot(): Promise<string>;
+  downloadSettings(): DownloadSettings;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface QueryResult {
+  entry: JobEntry;
+  job: JobRecord;
+  files: StoredFile[];
+}
+
+/** Times the runner asks for a fresh client when the one it used was closed under it. */
+const MAX_REATTACH = 3;
+/** Download progress is recorded at most this often (and whenever a file completes). */
+const PROGRESS_EVERY_MS = 250;
+
+export class JobRunner {
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<QueryResult> }>();
+  private disposed = false;
+
+  constructor(private readonly deps: JobRunnerDeps) {}
+
+  /**
+   * Starts a query; `since: 'last'` means this connection's last point on the table. The
+   * entry appears at once; `done` settles when the job (and its download, if asked) ends.
+   */
+  query(params: QueryParams, download: boolean): { entry: JobEntry; done: Promise<QueryResult> } {
+    const request = { ...params.request };
+    if (request.since === 'last') {
+      const point = this.deps.sincePoints.get(params.connection, params.namespace, params.table);
+      if (!point) throw noPointYet(params);
+      request.since = point;
+    }
+    const entry = this.deps.model.add({ ...params, request }, download);
+    this.deps.logger.info(`Query ${tableName(entry)} on "${entry.connection}": ${request.format}, ${request.since ? `since ${request.since}` : 'snapshot'}.`);
+    return { entry, done: this.track(entry, (signal) => this.run(entry, signal)) };
+  }
+
+  /** Downloads (again) the files of a job in the list; resolves when they are on disk. */
+  download(key: string, decompress?: boolean): Promise<QueryResult> {
+    const entry = this.entry(key);
+    const busy = this.running.get(key);
+    if (busy) return busy.done;
+    if (!entry.jobId) throw new DqError('usage', `The query of ${tableName(entry)} never reached the service, so it has no files.`, { hint: 'Run it again.' });
+    this.deps.model.update(key, { download: true });
+    return this.track(entry, (signal) => this.run(entry, signal, decompress));
+  }
+
+  /** Downloads a job that is not in the list (started elsewhere) into `<results>/<connection>/<job id>/`. */
+  async downloadUnlisted(connection: string, jobId: string, decompress?: boolean, signal?: AbortSignal): Promise<{ job: JobRecord; files: StoredFile[] }> {
+    const client = await this.deps.clientFor(connection);
+    const job = await client.getJob(jobId, { signal }).catch((err: unknown) => {
+      throw expiredIfGone(err, jobId);
+    });
+    if (job.status !== 'complete') {
+      throw new DqError(job.status === 'failed' ? 'jobFailed' : 'usage', `Job ${jobId} is ${job.status}, not complete.`, {
+        hint: job.status === 'failed' ? 'Run the query again.' : 'Wait for it to complete, then download it.',
+        type: job.error?.type,
+        uuid: job.error?.uuid,
+      });
+    }
+    const root = await this.deps.resultsRoot();
+    const dir = path.join(root, sanitizeFileName(connection), sanitizeFileName(jobId));
+    const settings = this.deps.downloadSettings();
+    const files = await client.downloadJob(job, { dir, decompress: decompress ?? settings.decompress, concurrency: settings.concurrency, signal });
+    return { job, files: files.map(storedFile) };
+  }
+
+  /** Follows again the jobs that were active when the window closed. */
+  resume(): void {
+    for (const entry of this.deps.model.active()) {
+      if (this.running.has(entry.key)) continue;
+      if (!entry.jobId) {
+        this.deps.model.update(entry.key, {
+          state: 'cancelled',
+          queue: undefined,
+          failure: { kind: 'cancelled', message: 'The window closed before the service accepted this query.', hint: 'Run it again.' },
+        });
+        continue;
+      }
+      this.deps.logger.info(`Resuming job ${entry.jobId} (${tableName(entry)} on "${entry.connection}").`);
+      this.track(entry, (signal) => this.run(entry, signal)).catch(() => undefined);
+    }
+  }
+
+  /** Stops following a job (the service has no cancel: it may still finish there). */
+  cancel(key: string): void {
+    this.running.get(key)?.abort.abort();
+  }
+
+  isRunning(key: string): boolean {
+    return this.running.has(key);
+  }
+
+  /** Removes a job from the list, and with `deleteFiles` its downloaded files. */
+  async remove(key: string, deleteFiles: boolean): Promise<JobEntry> {
+    const entry = this.entry(key);
+    this.cancel(key);
+    await this.running.get(key)?.done.catch(() => undefined);
+    this.deps.model.remove(key);
+    if (deleteFiles) await deleteJobFiles(entry.files);
+    return entry;
+  }
+
+  /** Stops every job without marking it, so the next start resumes them. */
+  dispose(): void {
+    this.disposed = true;
+    for (const { abort } of this.running.values()) abort.abort();
+  }
+
+  private track(entry: JobEntry, work: (signal: AbortSignal) => Promise<QueryResult>): Promise<QueryResult> {
+    const abort = new AbortController();
+    const done = work(abort.signal).finally(() => {
+      if (this.running.get(entry.key)?.abort === abort) this.running.delete(entry.key);
+    });
+    this.running.set(entry.key, { abort, done });
+    return done;
+  }
+
+  private async run(entry: JobEntry, signal: AbortSignal, decompress?: boolean): Promise<QueryResult> {
+    const key = entry.key;
+    try {
+      const job = await this.follow(entry, signal);
+      await this.completed(entry, job);
+      if (!entry.download) return { entry, job, files: [] };
+      const files = await this.fetchFiles(entry, job, signal, decompress);
+      return { entry, job, files };
+    } catch (err) {
+      if (!this.disposed) this.failed(key, err, signal);
+      throw err;
+    }
+  }
+
+  /** Creates the job (or finds it again) and waits for it to complete. */
+  private async follow(entry: JobEntry, signal: AbortSignal): Promise<JobRecord> {
+    const options: JobCallOptions = {
+      signal,
+      priority: 'user',
+      onQueued: (notice) => this.queued(entry, notice),
+      onUpdate: (job) => this.record(entry, job),
+    };
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.deps.clientFor(entry.connection);
+      try {
+        if (entry.jobId) return await client.waitForJob(entry.jobId, options);
+        return await client.runJob(entry.namespace, entry.table, entry.request, options);
+      } catch (err) {
+        // a client closed under us (its connection was rebuilt) is not the user's cancel
+        if (!isCancelled(err) || signal.aborted || this.disposed || attempt >= MAX_REATTACH) throw err;
+        this.deps.logger.info(`${tableName(entry)}: the connection "${entry.connection}" was rebuilt; following the job again.`);
+      }
+    }
+  }
+
+  private queued(entry: JobEntry, notice: QueuedNotice): void {
+    const queue = { operation: notice.operation, reason: notice.reason, until: this.deps.clock.now() + notice.waitMs };
+    const patch: JobPatch = { queue };
+    if (notice.operation === 'createJob' && !entry.jobId) patch.state = 'queued';
+    this.deps.model.update(entry.key, patch);
+  }
+
+  private record(entry: JobEntry, job: JobRecord): void {
+    const patch: JobPatch = { jobId: job.id, queue: undefined, expiresAt: job.expires_at, at: job.at, until: job.until };
+    if (job.status === 'waiting' || job.status === 'running') patch.state = job.status;
+    if (job.objects) patch.objects = job.objects.map((o) => o.id);
+    this.deps.model.update(entry.key, patch);
+  }
+
+  private async completed(entry: JobEntry, job: JobRecord): Promise<void> {
+    this.record(entry, job);
+    this.deps.model.update(entry.key, { state: 'complete', failure: undefined });
+    const point = dataPoint({ at: job.at, until: job.until });
+    if (point) await this.deps.sincePoints.record(entry.connection, entry.namespace, entry.table, point);
+  }
+
+  private async fetchFiles(entry: JobEntry, job: JobRecord, signal: AbortSignal, decompress?: boolean): Promise<StoredFile[]> {
+    const { model, clock } = this.deps;
+    const totalFiles = job.objects?.length ?? 0;
+    model.update(entry.key, { state: 'downloading', failure: undefined, progress: { bytes: 0, doneFiles: 0, totalFiles } });
+    const client = await this.deps.clientFor(entry.connection);
+    const dir = jobFolder(await this.deps.resultsRoot(), { ...entry, jobId: job.id });
+    const settings = this.deps.downloadSettings();
+    let last = 0;
+    const downloaded = await client.downloadJob(job, {
+      dir,
+      format: entry.request.format,
+      decompress: decompress ?? settings.decompress,
+      concurrency: settings.concurrency,
+      signal,
+      onProgress: (p) => {
+        const done = p.doneObjects !== entry.progress?.doneFiles;
+        if (!done && clock.now() - last < PROGRESS_EVERY_MS) return;
+        last = clock.now();
+        model.update(entry.key, { progress: { bytes: p.allBytes, doneFiles: p.doneObjects, totalFiles: p.totalObjects } });
+      },
+    });
+    const files = downloaded.map(storedFile);
+    model.update(entry.key, { state: 'complete', files, progress: undefined });
+    this.deps.logger.info(`${tableName(entry)}: ${files.length} file(s) in ${dir}.`);
+    return files;
+  }
+
+  private failed(key: string, err: unknown, signal: AbortSignal): void {
+    const entry = this.deps.model.get(key);
+    if (!entry) return;
+    const downloading = entry.state === 'downloading';
+    const failure = failureOf(err);
+    let patch: JobPatch;
+    if (signal.aborted && downloading) {
+      patch = { state: 'complete', failure: { kind: 'cancelled', message: 'The download was cancelled; no partial file was kept.', hint: 'Use Download on the job to fetch the files.' } };
+    } else if (signal.aborted || isCancelled(err)) {
+      patch = { state: 'cancelled', failure: { kind: 'cancelled', message: 'Stopped following this job; it may still finish on the service.', hint: 'Use Download on the job to fetch its files later, or run it again.' } };
+    } else if (isDqError(err) && err.kind === 'jobExpired') {
+      patch = { state: 'expired', failure };
+    } else {
+      patch = { state: downloading ? 'complete' : 'failed', failure };
+    }
+    this.deps.model.update(key, { ...patch, queue: undefined, progress: undefined });
+    const what = downloading ? 'download' : 'query';
+    this.deps.logger.warn(`${tableName(entry)} on "${entry.connection}": the ${what} ended (${patch.state}): ${isDqError(err) ? err.describe() : failure.message}`);
+  }
+
+  private entry(key: string): JobEntry {
+    const entry = this.deps.model.get(key);
+    if (!entry) throw new DqError('usage', 'That job is no longer in the Jobs list.', { hint: 'Refresh the Jobs view.' });
+    return entry;
+  }
+}
+
+function noPointYet(params: QueryParams): DqError {
+  return new DqError('snapshotRequired', `"${params.connection}" has not queried ${params.namespace}.${params.table} before, so there is no last point to continue from.`, {
+    hint: 'Run a snapshot first (leave out since); later incremental queries continue from it.',
+  });
+}
+
+/** A job the service no longer knows has expired (deleted about 24 hours after it started). */
+function expiredIfGone(err: unknown, jobId: string): unknown {
+  if (!isDqError(err) || err.kind !== 'notFound') return err;
+  return new DqError('jobExpired', `Job ${jobId} no longer exists on the service`, {
+    status: err.status,
+    uuid: err.uuid,
+    type: err.type,
+    operation: 'getJob',
+    hint: 'Jobs and their files are deleted about 24 hours after they start; run the query again.',
+  });
+}
+
+async function deleteJobFiles(files: readonly StoredFile[]): Promise<void> {
+  await Promise.all(files.map((f) => fs.rm(f.path, { force: true })));
+  const folders = new Set(files.map((f) => path.dirname(f.path)));
+  for (const folder of folders) await fs.rmdir(folder).catch(() => undefined);
+}

@@ -1,0 +1,68 @@
+import * as assert from 'node:assert/strict';
+import type { JobEntry } from '../../../src/jobs/jobEntry';
+import { budgetText, failureText, jobDescription, jobTooltip, queueText, statusBarTooltip, statusBarView } from '../../../src/jobs/statusTexts';
+
+const NOW = Date.parse('2026-11-20T09:00:00Z');
+
+function entry(patch: Partial<JobEntry> = {}): JobEntry {
+  return {
+    key: 'k',
+    connection: 'Sample data',
+    namespace: 'canvas',
+    table: 'users',
+    request: { format: 'csv' },
+    state: 'running',
+    createdAt: NOW - 5 * 60_000,
+    updatedAt: NOW,
+    download: true,
+    files: [],
+    ...patch,
+  };
+}
+
+describe('status texts', () => {
+  it('says how long a query held back by the rate limit waits', () => {
+    assert.equal(queueText({ operation: 'createJob', reason: 'limit', until: NOW + 22_400 }, NOW), 'queued: rate limit, starts in 23 s');
+    const queued = entry({ state: 'queued', queue: { operation: 'createJob', reason: 'paused', until: NOW + 120_000 } });
+    assert.match(jobDescription(queued, NOW), /queued: the service asked to wait, starts in 2 min/);
+  });
+
+  it('describes a finished job with its format, kind, age and data freshness', () => {
+    const done = entry({ state: 'complete', at: '2026-11-20T08:00:00Z' });
+    assert.equal(jobDescription(done, NOW), 'csv · snapshot · complete · 5 min ago · data at 2026-11-20 08:00 UTC');
+    const incremental = entry({ request: { format: 'jsonl', since: '2026-11-19T08:00:00Z' }, state: 'downloading', progress: { bytes: 3 * 1024 * 1024, doneFiles: 1, totalFiles: 4 } });
+    assert.equal(jobDescription(incremental, NOW), 'jsonl · incremental · downloading 1 of 4 files, 3.0 MiB · 5 min ago');
+  });
+
+  it('puts the server\'s error type and uuid of a failed job in its tooltip', () => {
+    const failed = entry({ state: 'failed', jobId: 'job-7', failure: { kind: 'jobFailed', message: 'Job job-7 failed: disk', type: 'JobFailed', uuid: 'u-123', hint: 'Run it again.' } });
+    const tip = jobTooltip(failed, NOW);
+    assert.match(tip, /Job id: `job-7`/);
+    assert.match(tip, /\*\*JobFailed\*\*/);
+    assert.match(tip, /Support uuid: `u-123`/);
+    assert.match(jobDescription(failed, NOW), /failed: JobFailed/);
+  });
+
+  it('shows a spinner and the count while jobs run, queued ones counted apart, then the last result', () => {
+    const running = [entry({ key: 'a' }), entry({ key: 'b', state: 'downloading' }), entry({ key: 'c', state: 'queued' }), entry({ key: 'd', state: 'complete' })];
+    assert.deepEqual(statusBarView(running, undefined), { text: '$(sync~spin) 2 jobs, 1 queued', visible: true });
+    assert.deepEqual(statusBarView([entry({ state: 'queued' })], undefined), { text: '$(watch) 1 queued', visible: true });
+    const done = entry({ state: 'complete' });
+    assert.deepEqual(statusBarView([done], done), { text: '$(check) canvas.users', visible: true });
+    assert.equal(statusBarView([], undefined).visible, false);
+  });
+
+  it('lists running jobs and the remaining budget per connection in the status bar tooltip', () => {
+    const budget = { operation: 'createJob' as const, limit: 5, remaining: 0, resetInMs: 11_200, pausedForMs: 0 };
+    assert.equal(budgetText(budget), 'create job: 0 of 5 left, next in 12 s');
+    assert.equal(budgetText({ ...budget, remaining: 3 }), 'create job: 3 of 5 left');
+    const tip = statusBarTooltip([entry()], [{ connection: 'Sample data', budgets: [budget] }], NOW);
+    assert.match(tip, /canvas\\\.users \(Sample data\): running, 5 min/);
+    assert.match(tip, /create job: 0 of 5 left, next in 12 s/);
+  });
+
+  it('tells a failure in one sentence with the next step and the uuid for support', () => {
+    const text = failureText({ kind: 'snapshotRequired', message: 'since is older than the retained history', hint: 'Run a snapshot instead.', status: 400, type: 'SnapshotRequired', uuid: 'u-9' });
+    assert.equal(text, 'since is older than the retained history. Run a snapshot instead. (SnapshotRequired, HTTP 400, uuid u-9)');
+  });
+});
