@@ -1,0 +1,272 @@
+// The engine as the extension and the CLI use it. DuckDB runs in a child process started on
+// first use and stopped after a quiet spell, so a native crash or a runaway query never
+// takes the caller down. The client remembers what is open and registered: after an idle
+// stop or a crash the next call starts a new process and reopens what it needs there.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { nullLogger, type Logger } from '../core/logger';
+import { EngineError } from './engineErrors';
+import type {
+  ExportSource,
+  ExportTarget,
+  FromHost,
+  HostSettings,
+  Method,
+  OpenedResult,
+  Page,
+  RequestParams,
+  RequestResults,
+  ResultColumn,
+  ResultSource,
+  SqlPage,
+  ToHost,
+  View,
+} from './engineProtocol';
+
+export interface EngineOptions {
+  /** the engine host script: dist/engineHost.js in the extension */
+  hostScript: string;
+  /** where the engine spills and keeps converted results (inside the extension's storage) */
+  tempDir: string;
+  /** default 512 */
+  memoryLimitMb?: number;
+  /** default 2 */
+  threads?: number;
+  /** stop the process after this long without a call; default 5 minutes */
+  idleMs?: number;
+  logger?: Logger;
+  /** the Node (or Electron run as Node) that runs the host; default process.execPath */
+  execPath?: string;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(err: EngineError): void;
+  onProgress?: (rows: number) => void;
+  cleanup(): void;
+}
+
+const DEFAULT_IDLE_MS = 5 * 60_000;
+
+export class EngineClient {
+  private child?: ChildProcess;
+  private starting?: Promise<ChildProcess>;
+  private nextId = 1;
+  private nextHandle = 1;
+  private readonly pending = new Map<number, Pending>();
+  /** every open result, to reopen in a new process */
+  private readonly sources = new Map<string, ResultSource>();
+  /** the results open in the current process */
+  private readonly opened = new Set<string>();
+  private readonly views = new Map<string, ResultSource>();
+  private idleTimer?: NodeJS.Timeout;
+  private disposed = false;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: EngineOptions) {
+    this.logger = options.logger ?? nullLogger;
+  }
+
+  /** The engine process's id while it runs. */
+  get processId(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async open(source: ResultSource, signal?: AbortSignal): Promise<OpenedResult> {
+    const handle = `r${this.nextHandle++}`;
+    const opened = await this.call('open', { handle, source }, signal);
+    this.sources.set(handle, source);
+    this.opened.add(handle);
+    return opened;
+  }
+
+  async page(handle: string, view: View, offset: number, limit: number, signal?: AbortSignal): Promise<Page> {
+    await this.reopen(handle, signal);
+    return this.call('page', { handle, view, offset, limit }, signal);
+  }
+
+  async count(handle: string, view: View, signal?: AbortSignal): Promise<number> {
+    await this.reopen(handle, signal);
+    return this.call('count', { handle, view }, signal);
+  }
+
+  sql(text: string, offset: number, limit: number, signal?: AbortSignal): Promise<SqlPage> {
+    return this.call('sql', { text, offset, limit }, signal);
+  }
+
+  /** `<namespace>.<table>` and `<namespace>.<table>__<job id prefix>` views for the SQL console. */
+  async registerView(name: string, source: ResultSource): Promise<void> {
+    await this.call('registerView', { name, source });
+    this.views.set(name, source);
+  }
+
+  listViews(): Promise<{ name: string; columns: ResultColumn[] }[]> {
+    return this.call('listViews', {});
+  }
+
+  async export(
+    source: ExportSource,
+    target: ExportTarget,
+    onProgress?: (rows: number) => void,
+    signal?: AbortSignal,
+  ): Promise<{ rows: number; path: string }> {
+    if ('handle' in source) await this.reopen(source.handle, signal);
+    return this.call('export', { source, target }, signal, onProgress);
+  }
+
+  async closeHandle(handle: string): Promise<void> {
+    this.sources.delete(handle);
+    if (!this.opened.delete(handle) || !this.child) return;
+    await this.call('closeHandle', { handle });
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.rejectAll(new EngineError('cancelled', 'The SQL engine was shut down.'));
+    await this.stop();
+  }
+
+  private async reopen(handle: string, signal?: AbortSignal): Promise<void> {
+    const source = this.sources.get(handle);
+    if (!source) throw new EngineError('io', 'This result is no longer open. Open it again.');
+    if (this.opened.has(handle) && this.child) return;
+    await this.call('open', { handle, source }, signal);
+    this.opened.add(handle);
+  }
+
+  private async call<M extends Method>(method: M, params: RequestParams[M], signal?: AbortSignal, onProgress?: (rows: number) => void): Promise<RequestResults[M]> {
+    if (this.disposed) throw new EngineError('cancelled', 'The SQL engine was shut down.');
+    if (signal?.aborted) throw new EngineError('cancelled', 'The query was cancelled.');
+    clearTimeout(this.idleTimer);
+    const child = await this.ready();
+    return this.request(child, method, params, signal, onProgress);
+  }
+
+  private request<M extends Method>(
+    child: ChildProcess,
+    method: M,
+    params: RequestParams[M],
+    signal?: AbortSignal,
+    onProgress?: (rows: number) => void,
+  ): Promise<RequestResults[M]> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => this.post(child, { type: 'cancel', id });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const cleanup = (): void => signal?.removeEventListener('abort', onAbort);
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, cleanup });
+      this.post(child, { type: 'request', id, method, params });
+      if (signal?.aborted) onAbort();
+    });
+  }
+
+  private post(child: ChildProcess, message: ToHost): void {
+    try {
+      child.send(message);
+    } catch {
+      // The exit handler rejects what is pending.
+    }
+  }
+
+  private ready(): Promise<ChildProcess> {
+    if (!this.starting) {
+      this.starting = this.start();
+      this.starting.catch(() => (this.starting = undefined));
+    }
+    return this.starting;
+  }
+
+  private start(): Promise<ChildProcess> {
+    const settings: HostSettings = {
+      tempDir: this.options.tempDir,
+      memoryLimitMb: this.options.memoryLimitMb ?? 512,
+      threads: this.options.threads ?? 2,
+    };
+    return new Promise((resolve, reject) => {
+      const child = fork(this.options.hostScript, [JSON.stringify(settings)], {
+        execPath: this.options.execPath ?? process.execPath,
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'advanced',
+      });
+      if (child.stderr) createInterface({ input: child.stderr }).on('line', (line) => this.logger.debug(`engine: ${line}`));
+      child.on('message', (message: FromHost) => {
+        if (message.type === 'ready') void this.adopt(child).then(resolve);
+        else if (message.type === 'failed') reject(new EngineError(message.kind, message.message));
+        else this.receive(message);
+      });
+      child.once('error', (err) => reject(new EngineError('binding', `The SQL engine could not start (${err.message}).`)));
+      child.once('exit', (code, signal) => {
+        reject(new EngineError('crashed', `The SQL engine stopped while starting (${signal ?? `exit code ${code}`}).`));
+        this.exited(child, signal ?? `exit code ${code}`);
+      });
+    });
+  }
+
+  /** Makes a started process the current one, and registers the console's views in it. */
+  private async adopt(child: ChildProcess): Promise<ChildProcess> {
+    this.child = child;
+    this.opened.clear();
+    this.logger.info(`SQL engine started (process ${child.pid})`);
+    for (const [name, source] of this.views) {
+      await this.request(child, 'registerView', { name, source }).catch((err: EngineError) =>
+        this.logger.warn(`SQL console view ${name} is not available: ${err.message}`),
+      );
+    }
+    return child;
+  }
+
+  private receive(message: FromHost): void {
+    if (message.type === 'ready' || message.type === 'failed') return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    if (message.type === 'progress') {
+      pending.onProgress?.(message.rows);
+      return;
+    }
+    this.pending.delete(message.id);
+    pending.cleanup();
+    if (message.type === 'result') pending.resolve(message.result);
+    else pending.reject(new EngineError(message.kind, message.message));
+    if (this.pending.size === 0) this.scheduleIdleStop();
+  }
+
+  private exited(child: ChildProcess, how: string): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    this.starting = undefined;
+    this.opened.clear();
+    if (this.pending.size === 0) return;
+    this.logger.warn(`SQL engine stopped unexpectedly (${how})`);
+    this.rejectAll(new EngineError('crashed', `The SQL engine stopped unexpectedly (${how}). Try again: the next action starts it afresh.`));
+  }
+
+  private rejectAll(err: EngineError): void {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) {
+      p.cleanup();
+      p.reject(err);
+    }
+  }
+
+  private scheduleIdleStop(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.stop(), this.options.idleMs ?? DEFAULT_IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  private async stop(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const child = this.child;
+    this.child = undefined;
+    this.starting = undefined;
+    this.opened.clear();
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    if (child.connected) child.disconnect();
+    else child.kill();
+    await exited;
+  }
+}

@@ -1,0 +1,152 @@
+// The engine's child process: loads DuckDB (a native library: if it crashes or a query runs
+// away, only this process suffers), opens one in-memory database with extension downloads
+// off, and answers the engine client's requests over IPC (see engineProtocol.ts).
+
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { toEngineError } from './engineErrors';
+import type { FromHost, HostSettings, RequestParams, ToHost } from './engineProtocol';
+import { ResultEngine, type Work } from './resultEngine';
+
+type DuckDbModule = typeof import('@duckdb/node-api');
+
+const INTERRUPT_REPEAT_MS = 50;
+
+function send(message: FromHost): void {
+  process.send?.(message);
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+function loadDuckDb(): DuckDbModule | string {
+  try {
+    return require('@duckdb/node-api') as DuckDbModule;
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    return (
+      `The SQL engine (DuckDB) has no working native library for ${process.platform}-${process.arch} (${reason}). ` +
+      'Install the Data Query Explorer package built for this platform; builds exist for Windows and macOS (x64, arm64) and Linux (x64, arm64, glibc and musl). ' +
+      'Everything else in the extension keeps working.'
+    );
+  }
+}
+
+/** A private folder for spill files and converted results; folders of engines that died are removed. */
+async function prepareWorkDir(tempDir: string): Promise<string> {
+  await mkdir(tempDir, { recursive: true });
+  for (const name of await readdir(tempDir)) {
+    const pid = /^engine-(\d+)$/.exec(name)?.[1];
+    if (pid && !isRunning(Number(pid))) await rm(join(tempDir, name), { recursive: true, force: true });
+  }
+  const dir = join(tempDir, `engine-${process.pid}`);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams, params: unknown): Promise<unknown> | unknown {
+  switch (method) {
+    case 'open': {
+      const p = params as RequestParams['open'];
+      return engine.open(work, p.handle, p.source);
+    }
+    case 'page': {
+      const p = params as RequestParams['page'];
+      return engine.page(work, p.handle, p.view, p.offset, p.limit);
+    }
+    case 'count': {
+      const p = params as RequestParams['count'];
+      return engine.count(work, p.handle, p.view);
+    }
+    case 'sql': {
+      const p = params as RequestParams['sql'];
+      return engine.sql(work, p.text, p.offset, p.limit);
+    }
+    case 'registerView': {
+      const p = params as RequestParams['registerView'];
+      return engine.registerView(work, p.name, p.source);
+    }
+    case 'listViews':
+      return engine.listViews();
+    case 'export': {
+      const p = params as RequestParams['export'];
+      return engine.export(work, p.source, p.target);
+    }
+    case 'closeHandle':
+      return engine.closeHandle((params as RequestParams['closeHandle']).handle);
+  }
+}
+
+async function main(): Promise<void> {
+  const settings = JSON.parse(process.argv[2] ?? '{}') as HostSettings;
+  const duckdb = loadDuckDb();
+  if (typeof duckdb === 'string') {
+    send({ type: 'failed', kind: 'binding', message: duckdb });
+    process.disconnect?.();
+    return;
+  }
+  const workDir = await prepareWorkDir(settings.tempDir);
+  const db = await duckdb.DuckDBInstance.create(':memory:', {
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    memory_limit: `${settings.memoryLimitMb}MB`,
+    threads: String(settings.threads),
+    temp_directory: join(workDir, 'spill'),
+  });
+  const setup = await db.connect();
+  await setup.run("SET GLOBAL TimeZone = 'UTC'");
+  setup.closeSync();
+  const engine = new ResultEngine(db, duckdb.StatementType as unknown as Record<number, string>, workDir, log);
+
+  const inFlight = new Map<number, Work>();
+  const interrupters = new Map<number, NodeJS.Timeout>();
+  const serve = async (id: number, method: keyof RequestParams, params: unknown): Promise<void> => {
+    const work: Work = { cancelled: false, progress: (rows) => send({ type: 'progress', id, rows }) };
+    inFlight.set(id, work);
+    try {
+      send({ type: 'result', id, result: await dispatch(engine, work, method, params) });
+    } catch (err) {
+      const e = toEngineError(err);
+      send({ type: 'error', id, kind: e.kind, message: e.message });
+    } finally {
+      inFlight.delete(id);
+      clearInterval(interrupters.get(id));
+      interrupters.delete(id);
+    }
+  };
+  // An interrupt that lands between queries is lost, so it repeats until the request ends.
+  const cancel = (id: number): void => {
+    const work = inFlight.get(id);
+    if (!work || work.cancelled) return;
+    work.cancelled = true;
+    work.running?.interrupt();
+    interrupters.set(id, setInterval(() => work.running?.interrupt(), INTERRUPT_REPEAT_MS));
+  };
+  process.on('message', (message: ToHost) => {
+    if (message.type === 'request') void serve(message.id, message.method, message.params);
+    else if (message.type === 'cancel') cancel(message.id);
+  });
+  process.on('disconnect', () => {
+    for (const work of inFlight.values()) work.running?.interrupt();
+    db.closeSync();
+    void rm(workDir, { recursive: true, force: true }).finally(() => process.exit(0));
+  });
+  send({ type: 'ready' });
+}
+
+main().catch((err: unknown) => {
+  const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  send({ type: 'failed', kind: 'binding', message: `The SQL engine could not start: ${reason}` });
+  process.exitCode = 1;
+  process.disconnect?.();
+});

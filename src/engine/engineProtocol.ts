@@ -1,0 +1,121 @@
+// What the engine serves and how the engine client and its child process talk. Types only:
+// the extension, the CLI and the engine host all import this file, and it imports neither
+// `vscode` nor DuckDB.
+
+import type { SchemaEnvelope } from '../core/contract';
+
+export interface ResultColumn {
+  name: string;
+  /** readable: int64, int32, number, string, enum, date-time, boolean, json, ... */
+  type: string;
+  /** the DuckDB type */
+  sqlType: string;
+  description?: string;
+  key?: boolean;
+}
+
+export type ResultFormat = 'jsonl' | 'csv' | 'tsv' | 'parquet';
+
+/** What to open: a job's files or loose files, read as one relation. */
+export interface ResultSource {
+  /** result files (gzip JSONL/CSV/TSV or Parquet) */
+  paths: string[];
+  /** sniffed from the first file's content when absent */
+  format?: ResultFormat;
+  /** the table's schema (the job's schema_version): names and types come from it, not from inference */
+  schema?: SchemaEnvelope;
+  /** e.g. canvas.users, for titles and views */
+  name?: string;
+}
+
+export interface Filter {
+  column: string;
+  op: 'contains' | '=' | '!=' | '<' | '<=' | '>' | '>=' | 'is null' | 'is not null';
+  value?: string;
+}
+
+export interface Sort {
+  column: string;
+  descending: boolean;
+}
+
+export interface View {
+  filters?: Filter[];
+  /** the user's own SQL condition over the result's columns */
+  where?: string;
+  sort?: Sort[];
+}
+
+export interface Page {
+  columns: ResultColumn[];
+  /** JSON-safe: big integers and decimals as strings, timestamps as ISO 8601 text, JSON columns as their text */
+  rows: unknown[][];
+  offset: number;
+}
+
+export interface OpenedResult {
+  handle: string;
+  columns: ResultColumn[];
+  /** true when the source had no schema and the types were inferred from the data */
+  typesInferred: boolean;
+}
+
+export interface SqlPage extends Page {
+  /** the kind of the last statement: SELECT, CREATE, COPY, ... */
+  statementKind: string;
+}
+
+export interface ExportTarget {
+  path: string;
+  format: 'csv' | 'parquet';
+}
+
+export type ExportSource = { handle: string; view?: View } | { sql: string };
+
+export const ENGINE_ERROR_KINDS = ['binding', 'corrupt', 'syntax', 'outOfMemory', 'cancelled', 'crashed', 'io', 'schema'] as const;
+export type EngineErrorKind = (typeof ENGINE_ERROR_KINDS)[number];
+
+/** Settings the engine host starts with. */
+export interface HostSettings {
+  tempDir: string;
+  memoryLimitMb: number;
+  threads: number;
+}
+
+/** Each request names its method and carries that method's parameters. */
+export interface RequestParams {
+  open: { handle: string; source: ResultSource };
+  page: { handle: string; view: View; offset: number; limit: number };
+  count: { handle: string; view: View };
+  sql: { text: string; offset: number; limit: number };
+  registerView: { name: string; source: ResultSource };
+  listViews: Record<string, never>;
+  export: { source: ExportSource; target: ExportTarget };
+  closeHandle: { handle: string };
+}
+
+export interface RequestResults {
+  open: OpenedResult;
+  page: Page;
+  count: number;
+  sql: SqlPage;
+  registerView: void;
+  listViews: { name: string; columns: ResultColumn[] }[];
+  export: { rows: number; path: string };
+  closeHandle: void;
+}
+
+export type Method = keyof RequestParams;
+
+/** Client to host. */
+export type ToHost =
+  | { type: 'request'; id: number; method: Method; params: RequestParams[Method] }
+  | { type: 'cancel'; id: number };
+
+/** Host to client. */
+export type FromHost =
+  | { type: 'ready' }
+  | { type: 'failed'; kind: EngineErrorKind; message: string }
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'error'; id: number; kind: EngineErrorKind; message: string }
+  | { type: 'progress'; id: number; rows: number };

@@ -1,0 +1,216 @@
+// How a result's files become one relation with the columns a user expects: the reader call
+// for the format (gzip JSONL, CSV, TSV, Parquet; all files of a job in one call) and a
+// projection that names and types every column the way the CSV results flatten them
+// (`key.id`, `value.address.city`, `meta.action`). With a schema the names and types come from
+// it; without one, from what DuckDB infers.
+
+import type { SchemaEnvelope } from '../core/contract';
+import { columnsOf, type Column } from '../core/schema';
+import type { ResultColumn, ResultFormat } from './engineProtocol';
+import { quoteIdent, quoteString } from './sqlText';
+
+/** A column as the reader delivers it; `fields` for a STRUCT (JSONL records). */
+export interface FileColumn {
+  name: string;
+  sqlType: string;
+  fields?: FileColumn[];
+}
+
+export interface SourcePlan {
+  /** `SELECT <projection> FROM <reader>` */
+  sql: string;
+  columns: ResultColumn[];
+}
+
+interface ReaderOptions {
+  gzip: boolean;
+  /** JSONL with a schema: the record's typed STRUCT columns; CSV/TSV with a schema: read all as text */
+  schema?: SchemaEnvelope;
+}
+
+const META_COLUMNS: Column[] = [
+  { name: 'action', part: 'value', type: 'enum', required: true, description: 'U = upsert, D = delete' },
+  { name: 'ts', part: 'value', type: 'date-time', required: true, description: 'Commit time of the change' },
+];
+
+/** The DuckDB type for a readable schema type. */
+export function sqlTypeOf(type: string): string {
+  switch (type) {
+    case 'int32':
+      return 'INTEGER';
+    case 'int64':
+    case 'integer':
+      return 'BIGINT';
+    case 'number':
+      return 'DOUBLE';
+    case 'boolean':
+      return 'BOOLEAN';
+    case 'string':
+    case 'enum':
+      return 'VARCHAR';
+    case 'date-time':
+      return 'TIMESTAMPTZ';
+    case 'date':
+      return 'DATE';
+    default:
+      return 'JSON';
+  }
+}
+
+/** A readable type for an inferred DuckDB type. */
+export function readableTypeOf(sqlType: string): string {
+  const t = sqlType.toUpperCase();
+  if (t === 'BIGINT' || t === 'HUGEINT' || t === 'UBIGINT') return 'int64';
+  if (t === 'INTEGER' || t === 'SMALLINT' || t === 'TINYINT') return 'int32';
+  if (t === 'DOUBLE' || t === 'FLOAT' || t.startsWith('DECIMAL')) return 'number';
+  if (t === 'BOOLEAN') return 'boolean';
+  if (t === 'VARCHAR') return 'string';
+  if (t.startsWith('TIMESTAMP')) return 'date-time';
+  if (t === 'DATE') return 'date';
+  return 'json';
+}
+
+/** The table function call that reads every file of the source. */
+export function readerCall(format: ResultFormat, paths: string[], o: ReaderOptions): string {
+  const files = `[${paths.map(quoteString).join(', ')}]`;
+  switch (format) {
+    case 'jsonl': {
+      const compression = o.gzip ? 'gzip' : 'uncompressed';
+      const columns = o.schema ? `, columns=${recordStructs(o.schema)}` : '';
+      return `read_json(${files}, format='newline_delimited', compression='${compression}'${columns})`;
+    }
+    case 'csv':
+    case 'tsv': {
+      const dialect = format === 'csv' ? `delim=',', quote='"', escape='"'` : `delim='\t', quote='', escape=''`;
+      const text = o.schema ? ', all_varchar=true' : '';
+      return `read_csv(${files}, header=true, ${dialect}, compression='${o.gzip ? 'gzip' : 'none'}'${text})`;
+    }
+    case 'parquet':
+      return `read_parquet(${files})`;
+  }
+}
+
+/**
+ * The projection over the reader. `fileColumns` is what the reader delivers (unused for JSONL
+ * with a schema, whose record shape the schema fixes).
+ */
+export function planSource(format: ResultFormat, reader: string, fileColumns: FileColumn[], schema?: SchemaEnvelope): SourcePlan {
+  const select: string[] = [];
+  const columns: ResultColumn[] = [];
+  const add = (expression: string, column: ResultColumn): void => {
+    select.push(`${expression} AS ${quoteIdent(column.name)}`);
+    columns.push(column);
+  };
+  if (format === 'jsonl') {
+    const parts = schema ? schemaParts(schema) : inferredParts(fileColumns);
+    for (const part of parts) {
+      for (const leaf of part.leaves) add(fieldPath(part.name, leaf.path), leaf.column);
+    }
+  } else {
+    const known = schema ? schemaColumnsByName(schema) : new Map<string, ResultColumn>();
+    for (const file of fileColumns) {
+      const column = known.get(file.name) ?? inferredColumn(file.name, file.sqlType);
+      add(typedExpression(format, file, column, schema !== undefined), column);
+    }
+  }
+  return { sql: `SELECT ${select.join(', ')} FROM ${reader}`, columns };
+}
+
+/** CSV/TSV text decoded and cast to the schema's type; Parquet values cast where they differ. */
+function typedExpression(format: ResultFormat, file: FileColumn, column: ResultColumn, textColumns: boolean): string {
+  let expression = quoteIdent(file.name);
+  const textual = textColumns || file.sqlType.toUpperCase() === 'VARCHAR';
+  if (format === 'tsv' && textual && (column.sqlType === 'VARCHAR' || column.sqlType === 'JSON')) expression = tsvUnescaped(expression);
+  return column.sqlType === file.sqlType ? expression : `CAST(${expression} AS ${column.sqlType})`;
+}
+
+/** TSV results escape backslash, tab, LF and CR as \\, \t, \n and \r. */
+function tsvUnescaped(expression: string): string {
+  const unescape = `replace(replace(replace(s, '\\t', chr(9)), '\\n', chr(10)), '\\r', chr(13))`;
+  return `array_to_string(list_transform(string_split(${expression}, '\\\\'), lambda s: ${unescape}), '\\')`;
+}
+
+function fieldPath(part: string, path: string[]): string {
+  return `${quoteIdent(part)}${path.map((p) => `[${quoteString(p)}]`).join('')}`;
+}
+
+interface Leaf {
+  path: string[];
+  column: ResultColumn;
+}
+
+const PART_ORDER = ['key', 'value', 'meta'];
+
+/** Inferred JSONL records: key, value and meta (in that order) flattened one level (`key.id`, `value.name`). */
+function inferredParts(fileColumns: FileColumn[]): { name: string; leaves: Leaf[] }[] {
+  const rank = (c: FileColumn): number => (PART_ORDER.includes(c.name) ? PART_ORDER.indexOf(c.name) : PART_ORDER.length);
+  return [...fileColumns]
+    .sort((a, b) => rank(a) - rank(b))
+    .map((part) => ({
+      name: part.name,
+      leaves: part.fields
+        ? part.fields.map((f) => ({ path: [f.name], column: inferredColumn(`${part.name}.${f.name}`, f.sqlType) }))
+        : [{ path: [], column: inferredColumn(part.name, part.sqlType) }],
+    }));
+}
+
+function inferredColumn(name: string, sqlType: string): ResultColumn {
+  return { name, type: readableTypeOf(sqlType), sqlType };
+}
+
+interface SchemaPart {
+  name: string;
+  columns: Column[];
+  leaves: Leaf[];
+}
+
+/** key, value and meta with their columns in schema order; leaves are the columns without members. */
+function schemaParts(schema: SchemaEnvelope): SchemaPart[] {
+  const all = columnsOf(schema);
+  const parts = [
+    { name: 'key', columns: all.filter((c) => c.part === 'key') },
+    { name: 'value', columns: all.filter((c) => c.part === 'value') },
+    { name: 'meta', columns: META_COLUMNS },
+  ];
+  return parts.map((p) => {
+    const leaves = p.columns
+      .filter((c) => !p.columns.some((other) => other.name.startsWith(`${c.name}.`)))
+      .map((c) => ({ path: c.name.split('.'), column: resultColumn(p.name, c) }));
+    return { ...p, leaves };
+  });
+}
+
+function resultColumn(part: string, c: Column): ResultColumn {
+  const column: ResultColumn = { name: `${part}.${c.name}`, type: c.type, sqlType: sqlTypeOf(c.type) };
+  if (c.description) column.description = c.description;
+  if (part === 'key') column.key = true;
+  return column;
+}
+
+/** Every flat name a CSV/TSV/Parquet result may carry: expanded members and condensed objects. */
+function schemaColumnsByName(schema: SchemaEnvelope): Map<string, ResultColumn> {
+  const byName = new Map<string, ResultColumn>();
+  for (const part of schemaParts(schema)) {
+    for (const c of part.columns) {
+      const column = resultColumn(part.name, c);
+      byName.set(column.name, column);
+    }
+  }
+  return byName;
+}
+
+/** `{key: 'STRUCT(...)', value: 'STRUCT(...)', meta: 'STRUCT(...)'}` for read_json's columns. */
+function recordStructs(schema: SchemaEnvelope): string {
+  const entries = schemaParts(schema).map((p) => `${p.name}: ${quoteString(structType(p.columns, ''))}`);
+  return `{${entries.join(', ')}}`;
+}
+
+function structType(columns: Column[], prefix: string): string {
+  const direct = columns.filter((c) => c.name.startsWith(prefix) && !c.name.slice(prefix.length).includes('.'));
+  const fields = direct.map((c) => {
+    const members = columns.filter((other) => other.name.startsWith(`${c.name}.`));
+    const type = members.length > 0 ? structType(members, `${c.name}.`) : sqlTypeOf(c.type);
+    return `${quoteIdent(c.name.slice(prefix.length))} ${type}`;
+  });
+  return `STRUCT(${fields.join(', ')})`;
+}

@@ -1,0 +1,125 @@
+// The preview's commands: `dataQuery.previewResult` (a job, files or a file URI in the grid),
+// `dataQuery.exportResult` (a preview's rows or a whole job to CSV or Parquet), the SQL
+// console's commands, and the custom editor for result files. Driven by an argument object,
+// a command asks nothing, resolves with its result and rejects with what to do; from a menu or
+// the palette, failures are shown as a notification.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { DqError } from '../../client/errors';
+import { isRecord } from '../../core/isRecord';
+import type { Logger } from '../../core/logger';
+import type { ResultSource } from '../../engine/engineProtocol';
+import { presentError, userError } from '../ui/presentError';
+import type { DownloadedJobsProvider } from './downloadedJobs';
+import { exportWithProgress, pickExportFormat, pickExportPath, type ExportResult } from './exportResult';
+import { PreviewPanel } from './previewPanel';
+import { PreviewPanels } from './previewPanels';
+import { resolvePreviewTarget } from './previewTargets';
+import { registerResultEditor } from './resultEditor';
+import { openResultFiles } from './rowSource';
+import { SqlConsoles, type ConsoleEngine } from './sqlConsole';
+
+export const PREVIEW_RESULT_COMMAND = 'dataQuery.previewResult';
+export const EXPORT_RESULT_COMMAND = 'dataQuery.exportResult';
+
+export interface PreviewDeps {
+  engine: ConsoleEngine;
+  /** the downloaded jobs (previews by job, the console's views) */
+  jobs: DownloadedJobsProvider;
+  extensionUri: vscode.Uri;
+  logger: Logger;
+}
+
+/** `dataQuery.exportResult`'s argument: what to export (a preview target or a preview panel; the active preview by default), and where. */
+export interface ExportArgs {
+  panel?: PreviewPanel;
+  format?: 'csv' | 'parquet';
+  path?: string;
+}
+
+export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
+  const { engine, jobs, logger } = deps;
+  const panels = new PreviewPanels({ extensionUri: deps.extensionUri, logger, onExport: (panel) => void exportResult({ panel }) });
+  const consoles = new SqlConsoles(engine, jobs, panels);
+
+  const failed = (arg: unknown, what: string, err: unknown): undefined => {
+    if (isArgumentObject(arg)) throw userError(logger, what, err);
+    presentError(logger, what, err);
+    return undefined;
+  };
+
+  const previewResult = async (arg?: unknown): Promise<PreviewPanel | undefined> => {
+    try {
+      const source = (await resolvePreviewTarget(arg, jobs)) ?? (await pickResultFiles(arg));
+      if (!source) return undefined;
+      const panel = panels.create(source.name ?? 'Preview');
+      await panel.show(openResultFiles(engine, source));
+      return panel;
+    } catch (err) {
+      return failed(arg, 'Preview', err);
+    }
+  };
+
+  const exportResult = async (arg?: ExportArgs & Record<string, unknown>): Promise<ExportResult | undefined> => {
+    try {
+      const source = await resolvePreviewTarget(arg, jobs);
+      const panel = arg?.panel instanceof PreviewPanel ? arg.panel : panels.active();
+      const fromPanel = panel?.exportTarget();
+      if (!source && !fromPanel) {
+        throw new DqError('usage', 'There is no result to export.', { hint: 'Open a preview or run a SQL statement first, or export a job from the Jobs view.' });
+      }
+      const title = source?.name ?? panel?.state().title ?? 'result';
+      const format = await pickExportFormat(arg?.format);
+      const out = format && (await pickExportPath(arg?.path, title, format));
+      if (!format || !out) return undefined;
+      const target = { path: out, format };
+      const result = source ? await exportFiles(source, target, title) : await exportWithProgress(engine, fromPanel!, target, title);
+      void vscode.window.showInformationMessage(`Exported ${result.rows.toLocaleString()} rows to ${result.path}.`, 'Reveal').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.path));
+      });
+      return result;
+    } catch (err) {
+      return failed(arg, 'Export', err);
+    }
+  };
+
+  const exportFiles = async (source: ResultSource, target: { path: string; format: 'csv' | 'parquet' }, title: string): Promise<ExportResult> => {
+    const { handle } = await engine.open(source);
+    try {
+      return await exportWithProgress(engine, { handle }, target, title);
+    } finally {
+      await engine.closeHandle(handle);
+    }
+  };
+
+  const showFile = (webviewPanel: vscode.WebviewPanel, file: vscode.Uri): void => {
+    const name = path.basename(file.path);
+    const opening =
+      file.scheme === 'file'
+        ? openResultFiles(engine, { paths: [file.fsPath], name })
+        : Promise.reject(new DqError('usage', `${name} is not a file on this machine's disk.`, { hint: 'Download or copy it to a local folder, then open it again.' }));
+    void panels.adopt(webviewPanel, name).show(opening);
+  };
+
+  return [
+    panels,
+    vscode.commands.registerCommand(PREVIEW_RESULT_COMMAND, previewResult),
+    vscode.commands.registerCommand(EXPORT_RESULT_COMMAND, exportResult),
+    registerResultEditor(showFile),
+    ...consoles.register(),
+  ];
+}
+
+/** Result files chosen in an open dialog, when the command was given nothing. */
+async function pickResultFiles(arg: unknown): Promise<ResultSource | undefined> {
+  if (arg !== undefined) throw new DqError('usage', 'The preview was given something it cannot open.', { hint: 'Pass {paths: [...]}, {connection, jobId}, a job from the Jobs view or a file URI.' });
+  const picked = await vscode.window.showOpenDialog({ title: 'Preview result files', canSelectMany: true, filters: { 'Result files': ['gz', 'parquet'] } });
+  if (!picked || picked.length === 0) return undefined;
+  return { paths: picked.map((u) => u.fsPath), name: path.basename(picked[0].fsPath) };
+}
+
+/** An argument object from a caller (not a tree node or a URI from a menu). */
+function isArgumentObject(arg: unknown): boolean {
+  return isRecord(arg) && !('kind' in arg) && !(arg instanceof vscode.Uri) && !(arg instanceof PreviewPanel);
+}

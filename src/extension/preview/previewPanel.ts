@@ -1,0 +1,107 @@
+// A preview grid in a webview panel (a panel of its own, or a custom editor's): serves its page,
+// relays the webview's messages to a PreviewSession, and closes the result with the panel.
+
+import * as vscode from 'vscode';
+import type { Logger } from '../../core/logger';
+import type { ExportSource } from '../../engine/engineProtocol';
+import type { ViewState } from '../../webview/previewProtocol';
+import { previewHtml, webviewRoot } from './previewHtml';
+import { PreviewSession, type PreviewState } from './previewSession';
+import type { RowSource } from './rowSource';
+
+export const PREVIEW_VIEW_TYPE = 'dataQuery.preview';
+
+export interface PreviewPanelDeps {
+  extensionUri: vscode.Uri;
+  logger: Logger;
+  /** the grid's Export button */
+  onExport(panel: PreviewPanel): void;
+}
+
+export class PreviewPanel implements vscode.Disposable {
+  private readonly session: PreviewSession;
+  private readonly closed = new vscode.EventEmitter<void>();
+  readonly onDidClose = this.closed.event;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  /** A new panel beside the active editor (or in it). */
+  static create(title: string, deps: PreviewPanelDeps, column = vscode.ViewColumn.Active): PreviewPanel {
+    const panel = vscode.window.createWebviewPanel(PREVIEW_VIEW_TYPE, title, { viewColumn: column, preserveFocus: column === vscode.ViewColumn.Beside });
+    return new PreviewPanel(panel, title, deps);
+  }
+
+  constructor(
+    readonly webviewPanel: vscode.WebviewPanel,
+    title: string,
+    deps: PreviewPanelDeps,
+  ) {
+    const webview = webviewPanel.webview;
+    webview.options = { enableScripts: true, localResourceRoots: [webviewRoot(deps.extensionUri)] };
+    webview.html = previewHtml(webview, deps.extensionUri);
+    this.session = new PreviewSession(
+      title,
+      {
+        post: (message) => void webview.postMessage(message),
+        copy: (text) => void vscode.env.clipboard.writeText(text),
+        export: () => deps.onExport(this),
+      },
+      deps.logger,
+    );
+    this.subscriptions.push(
+      webview.onDidReceiveMessage((message: unknown) => void this.session.receive(message)),
+      webviewPanel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  /**
+   * Shows a source's rows once it opens; settles when the grid has painted its first rows, or
+   * shows why it could not (the state's `error`).
+   */
+  async show(opening: Promise<RowSource>): Promise<PreviewState> {
+    try {
+      const source = await opening;
+      this.webviewPanel.title = source.title;
+      this.session.attach(source);
+    } catch (err) {
+      this.session.fail(err);
+    }
+    return this.session.whenShown();
+  }
+
+  state(): PreviewState {
+    return this.session.state();
+  }
+
+  /** Sorts and filters as the grid's header, filter row and WHERE box do; returns the view's version. */
+  setView(view: ViewState): number {
+    return this.session.setView(view);
+  }
+
+  /** Rows of the current view, as the grid reads them. */
+  rows(offset: number, limit: number): Promise<unknown[][]> {
+    return this.session.rows(offset, limit);
+  }
+
+  whenShown(version?: number): Promise<PreviewState> {
+    return this.session.whenShown(version);
+  }
+
+  /** Settles with the state once `condition` holds, e.g. when the row count is known. */
+  until(condition: (state: PreviewState) => boolean): Promise<PreviewState> {
+    return this.session.until(condition);
+  }
+
+  /** What an export of this grid's rows reads, in the view shown. */
+  exportTarget(): ExportSource | undefined {
+    return this.session.exportTarget();
+  }
+
+  dispose(): void {
+    if (this.subscriptions.length === 0) return;
+    for (const s of this.subscriptions.splice(0)) s.dispose();
+    this.session.dispose();
+    this.webviewPanel.dispose();
+    this.closed.fire();
+    this.closed.dispose();
+  }
+}

@@ -1,0 +1,219 @@
+// The extension's side of one preview grid: answers the webview's messages from a row source,
+// one view (sort, filters, WHERE) at a time. A new view cancels the reads of the old one.
+// Failures become one message in the grid; what the user typed stays as typed.
+
+import type { Logger } from '../../core/logger';
+import type { ExportSource, ResultColumn } from '../../engine/engineProtocol';
+import { engineView } from '../../webview/filterText';
+import { EMPTY_VIEW, parseToHost, type ToWebview, type ViewState } from '../../webview/previewProtocol';
+import { isCancellation } from './cancellation';
+import type { RowSource } from './rowSource';
+
+export interface ShownRows {
+  version: number;
+  firstRow: number;
+  rows: number;
+}
+
+/** What the grid shows, for tests and for commands that act on "the current result". */
+export interface PreviewState {
+  title: string;
+  columns: ResultColumn[];
+  version: number;
+  view: ViewState;
+  /** the row count of the view, once known */
+  total?: number;
+  error?: string;
+  /** the last screen the grid painted */
+  shown?: ShownRows;
+}
+
+export interface SessionHost {
+  post(message: ToWebview): void;
+  copy(text: string): void;
+  export(): void;
+}
+
+export class PreviewSession {
+  private source: RowSource | undefined;
+  private title: string;
+  private ready = false;
+  private version = 0;
+  private view: ViewState = EMPTY_VIEW;
+  private total: number | undefined;
+  private error: string | undefined;
+  private shown: ShownRows | undefined;
+  private reads = new AbortController();
+  private readonly waiters: { condition: (state: PreviewState) => boolean; done: () => void }[] = [];
+
+  constructor(
+    title: string,
+    private readonly host: SessionHost,
+    private readonly logger: Logger,
+  ) {
+    this.title = title;
+  }
+
+  /** Shows a new source (closing the one before) with an empty view. */
+  attach(source: RowSource): void {
+    const previous = this.source;
+    this.source = source;
+    this.title = source.title;
+    this.view = EMPTY_VIEW;
+    this.startVersion();
+    this.sendInit();
+    void previous?.close().catch((err: unknown) => this.logger.debug(`Closing a preview source failed: ${String(err)}`));
+  }
+
+  /** A source that could not be opened (or a statement that failed): one message in the grid. */
+  fail(err: unknown): void {
+    this.setError(err);
+  }
+
+  state(): PreviewState {
+    return {
+      title: this.title,
+      columns: this.source?.columns ?? [],
+      version: this.version,
+      view: this.view,
+      total: this.total,
+      error: this.error,
+      shown: this.shown,
+    };
+  }
+
+  /** Settles when the grid has painted rows of `version` (the current one by default), or shows a failure. */
+  whenShown(version = this.version): Promise<PreviewState> {
+    return this.until((s) => s.error !== undefined || (s.shown !== undefined && s.shown.version >= version));
+  }
+
+  /** Settles with the state once `condition` holds (or the preview closes). */
+  until(condition: (state: PreviewState) => boolean): Promise<PreviewState> {
+    return new Promise((resolve) => {
+      if (condition(this.state())) resolve(this.state());
+      else this.waiters.push({ condition, done: () => resolve(this.state()) });
+    });
+  }
+
+  /** Applies what the user asked for to the whole result; returns the new view's version. */
+  setView(view: ViewState): number {
+    this.view = view;
+    this.startVersion();
+    this.post({ type: 'view', view, version: this.version });
+    return this.version;
+  }
+
+  /** Rows of the current view, as the grid fetches them. */
+  async rows(offset: number, limit: number): Promise<unknown[][]> {
+    const source = this.source;
+    if (!source) return [];
+    const version = this.version;
+    try {
+      const rows = await source.page(engineView(this.view), offset, limit, this.reads.signal);
+      if (version === this.version && this.error !== undefined) this.setError(undefined);
+      return rows;
+    } catch (err) {
+      if (version === this.version && !isCancellation(err)) this.setError(err);
+      throw err;
+    }
+  }
+
+  /** What an export reads: the current view of the current source. */
+  exportTarget(): ExportSource | undefined {
+    return this.source?.exportTarget(engineView(this.view));
+  }
+
+  async receive(data: unknown): Promise<void> {
+    const message = parseToHost(data);
+    if (!message) {
+      this.logger.debug('The preview ignored a malformed message from its webview.');
+      return;
+    }
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.sendInit();
+        break;
+      case 'fetch': {
+        if (message.version !== this.version) return;
+        const rows = await this.rows(message.offset, message.limit).catch(() => undefined);
+        if (rows && message.version === this.version) this.post({ type: 'rows', version: message.version, offset: message.offset, rows });
+        break;
+      }
+      case 'setView':
+        this.setView(message.view);
+        break;
+      case 'shown':
+        this.shown = { version: message.version, firstRow: message.firstRow, rows: message.rows };
+        this.settleWaiters();
+        break;
+      case 'copy':
+        this.host.copy(message.text);
+        break;
+      case 'export':
+        this.host.export();
+        break;
+    }
+  }
+
+  dispose(): void {
+    this.reads.abort();
+    this.settleWaiters(true);
+    void this.source?.close().catch((err: unknown) => this.logger.debug(`Closing a preview source failed: ${String(err)}`));
+    this.source = undefined;
+  }
+
+  private startVersion(): void {
+    this.reads.abort();
+    this.reads = new AbortController();
+    this.version += 1;
+    this.total = undefined;
+    if (this.error !== undefined) this.setError(undefined);
+    this.countRows();
+  }
+
+  private countRows(): void {
+    const source = this.source;
+    if (!source) return;
+    const version = this.version;
+    source.count(engineView(this.view), this.reads.signal).then(
+      (total) => {
+        if (total === undefined || version !== this.version) return;
+        this.total = total;
+        this.post({ type: 'count', version, total });
+        this.settleWaiters();
+      },
+      (err: unknown) => {
+        if (version === this.version && !isCancellation(err)) this.setError(err);
+      },
+    );
+  }
+
+  private sendInit(): void {
+    if (!this.source) return;
+    this.post({ type: 'init', title: this.title, columns: this.source.columns, canShape: this.source.canShape, view: this.view, version: this.version });
+    if (this.total !== undefined) this.post({ type: 'count', version: this.version, total: this.total });
+    if (this.error !== undefined) this.post({ type: 'error', message: this.error });
+  }
+
+  private setError(err: unknown): void {
+    this.error = err === undefined ? undefined : err instanceof Error ? err.message : String(err);
+    this.post({ type: 'error', message: this.error });
+    if (this.error === undefined) return;
+    this.logger.warn(`Preview of ${this.title}: ${this.error}`);
+    this.settleWaiters();
+  }
+
+  private settleWaiters(all = false): void {
+    const state = this.state();
+    const due = this.waiters.filter((w) => all || w.condition(state));
+    for (const waiter of due) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      waiter.done();
+    }
+  }
+
+  private post(message: ToWebview): void {
+    if (this.ready) this.host.post(message);
+  }
+}

@@ -1,0 +1,65 @@
+// What a preview pages through: the files of a result (sortable and filterable over the
+// whole result by the engine) or the rows of one SQL statement (paged, as written).
+
+import type { EngineClient } from '../../engine/engineClient';
+import type { ExportSource, ResultColumn, ResultSource, View } from '../../engine/engineProtocol';
+
+/** The engine calls a preview makes. */
+export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'count' | 'sql' | 'closeHandle' | 'export'>;
+
+export interface RowSource {
+  readonly title: string;
+  readonly columns: ResultColumn[];
+  /** sort, filters and WHERE apply (not to a SQL statement's result) */
+  readonly canShape: boolean;
+  page(view: View, offset: number, limit: number, signal: AbortSignal): Promise<unknown[][]>;
+  /** the number of rows in a view, when it can be known without reading them all */
+  count(view: View, signal: AbortSignal): Promise<number | undefined>;
+  exportTarget(view: View): ExportSource;
+  close(): Promise<void>;
+}
+
+export async function openResultFiles(engine: PreviewEngine, source: ResultSource, signal?: AbortSignal): Promise<RowSource> {
+  const { handle, columns } = await engine.open(source, signal);
+  return {
+    title: source.name ?? sourceTitle(source.paths),
+    columns,
+    canShape: true,
+    page: async (view, offset, limit, pageSignal) => (await engine.page(handle, view, offset, limit, pageSignal)).rows,
+    count: (view, countSignal) => engine.count(handle, view, countSignal),
+    exportTarget: (view) => ({ handle, view }),
+    close: () => engine.closeHandle(handle),
+  };
+}
+
+/**
+ * Runs a statement for its first `firstRows` rows. A query's later rows are read by running it
+ * again with an offset; any other statement (CREATE VIEW, SET ...) runs once.
+ */
+export async function runSqlStatement(engine: PreviewEngine, text: string, firstRows: number, signal?: AbortSignal): Promise<RowSource> {
+  const first = await engine.sql(text, 0, firstRows, signal);
+  const repeatable = first.statementKind.toLowerCase() === 'select';
+  const knownCount = first.rows.length < firstRows || !repeatable ? first.rows.length : undefined;
+  return {
+    title: statementTitle(text),
+    columns: first.columns,
+    canShape: false,
+    page: async (_view, offset, limit, pageSignal) => {
+      if (!repeatable || offset + limit <= first.rows.length) return first.rows.slice(offset, offset + limit);
+      return (await engine.sql(text, offset, limit, pageSignal)).rows;
+    },
+    count: () => Promise.resolve(knownCount),
+    exportTarget: () => ({ sql: text }),
+    close: () => Promise.resolve(),
+  };
+}
+
+function sourceTitle(paths: readonly string[]): string {
+  const name = paths[0]?.split(/[\\/]/).pop() ?? 'result';
+  return paths.length > 1 ? `${name} (+${paths.length - 1} files)` : name;
+}
+
+function statementTitle(text: string): string {
+  const line = text.trim().split(/\r?\n/)[0] ?? '';
+  return line.length > 40 ? `${line.slice(0, 40)}…` : line || 'SQL';
+}

@@ -1,0 +1,148 @@
+// SQL consoles: untitled `sql` documents whose statements run on the engine (a "Run" CodeLens
+// above each one, Ctrl+Enter for the one at the cursor), each console showing its results in
+// its own preview grid. Every downloaded job is a view; completion offers the views and their
+// columns.
+
+import * as vscode from 'vscode';
+import type { EngineClient } from '../../engine/engineClient';
+import { WINDOW_ROWS } from '../../webview/previewProtocol';
+import { viewNames, type DownloadedJobsProvider } from './downloadedJobs';
+import type { PreviewPanel } from './previewPanel';
+import type { PreviewPanels } from './previewPanels';
+import { jobSource } from './previewTargets';
+import { runSqlStatement, type PreviewEngine } from './rowSource';
+import { suggestSql, type ConsoleView, type SqlSuggestion } from './sqlCompletion';
+import { splitStatements, statementAt } from './sqlStatements';
+
+export const OPEN_SQL_CONSOLE_COMMAND = 'dataQuery.openSqlConsole';
+export const RUN_SQL_COMMAND = 'dataQuery.runSqlStatement';
+/** True while the active editor is a Data Query SQL console (Ctrl+Enter runs its statement). */
+export const SQL_CONSOLE_CONTEXT = 'dataQuery.sqlConsole';
+
+export type ConsoleEngine = PreviewEngine & Pick<EngineClient, 'registerView' | 'listViews'>;
+
+export interface RunSqlArgs {
+  /** the console's document URI (the active editor's when absent) */
+  uri?: string;
+  /** run the statement at this offset (the cursor's, or the selection, when absent) */
+  offset?: number;
+  /** run this text instead */
+  text?: string;
+}
+
+const CONSOLE_TEMPLATE = `-- Data Query SQL console: every downloaded job is a view, e.g. <namespace>.<table>
+-- (its newest download) and <namespace>.<table>__<job id prefix>. Ctrl+Enter runs the
+-- statement at the cursor.
+`;
+
+const SUGGESTION_KIND: Record<SqlSuggestion['kind'], vscode.CompletionItemKind> = {
+  namespace: vscode.CompletionItemKind.Module,
+  view: vscode.CompletionItemKind.Class,
+  column: vscode.CompletionItemKind.Field,
+};
+
+export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionItemProvider {
+  /** console document URI -> its results grid */
+  private readonly consoles = new Map<string, PreviewPanel | undefined>();
+  /** view name -> key of the job it was registered for */
+  private readonly registered = new Map<string, string>();
+  private views: ConsoleView[] | undefined;
+
+  constructor(
+    private readonly engine: ConsoleEngine,
+    private readonly jobs: DownloadedJobsProvider,
+    private readonly panels: PreviewPanels,
+  ) {}
+
+  register(): vscode.Disposable[] {
+    const selector: vscode.DocumentSelector = { language: 'sql' };
+    return [
+      vscode.commands.registerCommand(OPEN_SQL_CONSOLE_COMMAND, () => this.open()),
+      vscode.commands.registerCommand(RUN_SQL_COMMAND, (args?: RunSqlArgs) => this.run(args ?? {})),
+      vscode.languages.registerCodeLensProvider(selector, this),
+      vscode.languages.registerCompletionItemProvider(selector, this, '.'),
+      vscode.window.onDidChangeActiveTextEditor((editor) => this.updateContext(editor)),
+      vscode.workspace.onDidCloseTextDocument((doc) => this.consoles.delete(doc.uri.toString())),
+    ];
+  }
+
+  async open(): Promise<vscode.TextEditor> {
+    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: CONSOLE_TEMPLATE });
+    this.consoles.set(document.uri.toString(), undefined);
+    const editor = await vscode.window.showTextDocument(document);
+    editor.selection = new vscode.Selection(document.lineAt(document.lineCount - 1).range.end, document.lineAt(document.lineCount - 1).range.end);
+    this.updateContext(editor);
+    return editor;
+  }
+
+  /** Runs a statement and shows its rows in the console's grid; settles when they are on screen (or its error is). */
+  async run(args: RunSqlArgs): Promise<PreviewPanel> {
+    const document = args.uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === args.uri) : vscode.window.activeTextEditor?.document;
+    const text = args.text ?? (document && this.statementOf(document, args.offset));
+    if (!text) throw new Error('Put the cursor in a SQL statement of a Data Query SQL console, then run it again.');
+    const key = document?.uri.toString() ?? '';
+    let panel = this.consoles.get(key);
+    if (!panel) {
+      panel = this.panels.create('SQL result', vscode.ViewColumn.Beside);
+      this.consoles.set(key, panel);
+      panel.onDidClose(() => {
+        if (this.consoles.get(key) === panel) this.consoles.set(key, undefined);
+      });
+    }
+    panel.webviewPanel.reveal(undefined, true);
+    await panel.show(this.syncViews().then(() => runSqlStatement(this.engine, text, WINDOW_ROWS)));
+    return panel;
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    if (!this.consoles.has(document.uri.toString())) return [];
+    return splitStatements(document.getText()).map(
+      (s) =>
+        new vscode.CodeLens(new vscode.Range(document.positionAt(s.start), document.positionAt(s.start)), {
+          title: '$(play) Run',
+          tooltip: 'Run this statement (Ctrl+Enter)',
+          command: RUN_SQL_COMMAND,
+          arguments: [{ uri: document.uri.toString(), offset: s.start } satisfies RunSqlArgs],
+        }),
+    );
+  }
+
+  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.CompletionItem[]> {
+    if (!this.consoles.has(document.uri.toString())) return [];
+    const offset = document.offsetAt(position);
+    const statement = statementAt(document.getText(), offset);
+    const start = statement && statement.start <= offset ? statement.start : offset;
+    const before = document.getText().slice(start, offset);
+    await this.syncViews();
+    this.views ??= await this.engine.listViews();
+    return suggestSql(before, statement?.text ?? before, this.views).map((s) => {
+      const item = new vscode.CompletionItem(s.label, SUGGESTION_KIND[s.kind]);
+      item.insertText = s.insertText;
+      item.detail = s.detail;
+      if (s.documentation) item.documentation = new vscode.MarkdownString().appendText(s.documentation);
+      return item;
+    });
+  }
+
+  private statementOf(document: vscode.TextDocument, offset: number | undefined): string | undefined {
+    const editor = vscode.window.activeTextEditor;
+    if (offset === undefined && editor?.document === document && !editor.selection.isEmpty) return document.getText(editor.selection).trim();
+    const at = offset ?? (editor?.document === document ? document.offsetAt(editor.selection.active) : 0);
+    return statementAt(document.getText(), at)?.text;
+  }
+
+  /** Registers the views of jobs downloaded since the last time. */
+  private async syncViews(): Promise<void> {
+    for (const { name, job } of viewNames(this.jobs())) {
+      if (this.registered.get(name) === job.key) continue;
+      await this.engine.registerView(name, await jobSource(job));
+      this.registered.set(name, job.key);
+      this.views = undefined;
+    }
+  }
+
+  private updateContext(editor: vscode.TextEditor | undefined): void {
+    const isConsole = editor !== undefined && this.consoles.has(editor.document.uri.toString());
+    void vscode.commands.executeCommand('setContext', SQL_CONSOLE_CONTEXT, isConsole);
+  }
+}

@@ -1,0 +1,339 @@
+/// <reference lib="dom" />
+// The preview grid, running in the webview: a header with names, types and descriptions, a
+// filter row, a WHERE box, and a virtual body that shows only the rows on screen, fetched in
+// windows from the extension. The scrollbar spans every row (scaled beyond a browser's
+// limit); the wheel and the keys move by exact rows at any size.
+
+import { cellText, rowTsv, shownText } from './cellText';
+import { followCursor, moveCursor, type Cursor } from './gridCursor';
+import type { ResultColumn } from '../engine/engineProtocol';
+import { WINDOW_ROWS, type ToHost, type ToWebview, type ViewState } from './previewProtocol';
+import { RowWindows } from './rowWindows';
+import { contentHeight, lastFirstRow, rowAtScroll, scrollForRow, type ScrollGeometry } from './scrollGeometry';
+
+interface VsCodeApi {
+  postMessage(message: ToHost): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const ROW_HEIGHT = 24;
+const KEEP_WINDOWS = 10;
+const MAX_SCROLL_PX = 8_000_000;
+
+interface SavedState {
+  version: number;
+  firstRow: number;
+  cursor: Cursor;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+class PreviewGrid {
+  private columns: ResultColumn[] = [];
+  private canShape = true;
+  private version = 0;
+  private view: ViewState = { sort: [], filters: {}, where: '' };
+  private readonly windows = new RowWindows(WINDOW_ROWS, KEEP_WINDOWS);
+  private total: number | undefined;
+  private firstRow = 0;
+  private cursor: Cursor = { row: 0, column: 0 };
+  private rowSelected = false;
+  private shownVersion = -1;
+  private expectedScrollTop = 0;
+  private wheelRemainder = 0;
+  private viewportRows = 1;
+
+  private readonly title = el('span', 'title');
+  private readonly where = el('input', 'where');
+  private readonly jump = el('input', 'jump');
+  private readonly status = el('span', 'status');
+  private readonly error = el('div', 'error');
+  private readonly scroller = el('div', 'scroller');
+  private readonly header = el('div', 'header');
+  private readonly headRow = el('div', 'row head');
+  private readonly filterRow = el('div', 'row filters');
+  private readonly body = el('div', 'body');
+  private readonly spacer = el('div', 'spacer');
+  private rowElements: HTMLDivElement[] = [];
+
+  constructor(private readonly vscode: VsCodeApi) {
+    this.buildFrame();
+    window.addEventListener('message', (e: MessageEvent<ToWebview>) => this.receive(e.data));
+    new ResizeObserver(() => this.layout()).observe(this.scroller);
+    this.vscode.postMessage({ type: 'ready' });
+  }
+
+  private buildFrame(): void {
+    const toolbar = el('div', 'toolbar');
+    this.where.placeholder = 'SQL condition over the whole result, e.g. "value.score" > 90 (Enter applies)';
+    this.where.setAttribute('aria-label', 'WHERE');
+    this.where.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') this.requestView({ ...this.view, where: this.where.value });
+    });
+    this.jump.type = 'number';
+    this.jump.min = '1';
+    this.jump.placeholder = 'row';
+    this.jump.setAttribute('aria-label', 'Go to row');
+    this.jump.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || !this.jump.value) return;
+      const row = Math.max(0, Math.floor(Number(this.jump.value)) - 1);
+      this.cursor = { ...this.cursor, row };
+      this.setFirstRow(row);
+      this.scroller.focus();
+    });
+    const exportButton = el('button', 'export', 'Export…');
+    exportButton.addEventListener('click', () => this.vscode.postMessage({ type: 'export' }));
+    toolbar.append(this.title, el('label', 'label', 'WHERE'), this.where, el('label', 'label', 'Go to'), this.jump, this.status, exportButton);
+
+    this.error.setAttribute('role', 'alert');
+    this.error.hidden = true;
+    this.header.append(this.headRow, this.filterRow);
+    this.scroller.tabIndex = 0;
+    this.scroller.setAttribute('role', 'grid');
+    this.scroller.append(this.header, this.body, this.spacer);
+    this.scroller.addEventListener('scroll', () => this.onScroll());
+    this.scroller.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
+    this.scroller.addEventListener('keydown', (e) => this.onKey(e));
+    this.body.addEventListener('mousedown', (e) => this.onClick(e));
+    document.body.append(toolbar, this.error, this.scroller);
+  }
+
+  private receive(message: ToWebview): void {
+    switch (message.type) {
+      case 'init':
+        this.title.textContent = message.title;
+        this.columns = message.columns;
+        this.canShape = message.canShape;
+        this.buildColumns();
+        this.applyView(message.view, message.version, this.savedState(message.version));
+        break;
+      case 'view':
+        this.applyView(message.view, message.version);
+        break;
+      case 'rows':
+        if (message.version !== this.version) return;
+        this.windows.received(message.offset, message.rows);
+        this.layout();
+        break;
+      case 'count':
+        if (message.version !== this.version) return;
+        this.total = message.total;
+        this.layout();
+        break;
+      case 'error':
+        this.error.textContent = message.message ?? '';
+        this.error.hidden = message.message === undefined;
+        break;
+    }
+  }
+
+  private savedState(version: number): SavedState | undefined {
+    const saved = this.vscode.getState() as SavedState | undefined;
+    return saved?.version === version ? saved : undefined;
+  }
+
+  private buildColumns(): void {
+    const widths = this.columns.map((c) => `${columnWidth(c)}px`).join(' ');
+    this.scroller.style.setProperty('--columns', `var(--gutter-width) ${widths}`);
+    this.headRow.replaceChildren(el('div', 'cell gutter', '#'));
+    this.filterRow.replaceChildren(el('div', 'cell gutter'));
+    this.columns.forEach((column, index) => {
+      const head = el('div', 'cell');
+      head.append(el('span', 'name', column.name), el('span', 'type', column.key ? `${column.type} · key` : column.type));
+      head.title = [`${column.name}: ${column.type}${column.key ? ' (key)' : ''}`, column.description ?? ''].join('\n').trim();
+      head.setAttribute('role', 'columnheader');
+      if (this.canShape) head.addEventListener('click', (e) => this.toggleSort(index, e.shiftKey));
+      this.headRow.append(head);
+      const filter = el('input', 'filter');
+      filter.setAttribute('aria-label', `Filter ${column.name}`);
+      filter.placeholder = 'filter';
+      filter.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') this.requestView({ ...this.view, filters: { ...this.view.filters, [column.name]: filter.value } });
+      });
+      const cell = el('div', 'cell');
+      cell.append(filter);
+      this.filterRow.append(cell);
+    });
+    this.filterRow.hidden = !this.canShape;
+    this.where.disabled = !this.canShape;
+  }
+
+  private toggleSort(index: number, add: boolean): void {
+    const column = this.columns[index].name;
+    const current = this.view.sort.find((s) => s.column === column);
+    const others = add ? this.view.sort.filter((s) => s.column !== column) : [];
+    const next = !current ? [{ column, descending: false }] : current.descending ? [] : [{ column, descending: true }];
+    this.requestView({ ...this.view, sort: [...others, ...next] });
+  }
+
+  private requestView(view: ViewState): void {
+    this.vscode.postMessage({ type: 'setView', view });
+  }
+
+  private applyView(view: ViewState, version: number, saved?: SavedState): void {
+    this.view = view;
+    this.version = version;
+    this.windows.clear();
+    this.total = undefined;
+    this.cursor = saved?.cursor ?? { row: 0, column: this.cursor.column };
+    this.firstRow = saved?.firstRow ?? 0;
+    this.where.value = view.where;
+    this.filterRow.querySelectorAll('input').forEach((input, i) => {
+      input.value = view.filters[this.columns[i].name] ?? '';
+    });
+    this.headRow.querySelectorAll<HTMLElement>('.cell:not(.gutter)').forEach((head, i) => {
+      const sort = view.sort.find((s) => s.column === this.columns[i].name);
+      head.setAttribute('aria-sort', !sort ? 'none' : sort.descending ? 'descending' : 'ascending');
+    });
+    this.layout();
+    this.setFirstRow(this.firstRow);
+  }
+
+  private geometry(): ScrollGeometry {
+    return { totalRows: this.totalRows(), rowHeight: ROW_HEIGHT, viewportRows: this.viewportRows, maxScrollPx: MAX_SCROLL_PX };
+  }
+
+  private totalRows(): number {
+    return this.total ?? this.windows.estimate().rows;
+  }
+
+  /** Sizes the body to the viewport and the spacer to the rows. */
+  private layout(): void {
+    const headerHeight = this.header.offsetHeight;
+    this.scroller.style.setProperty('--header-height', `${headerHeight}px`);
+    const available = this.scroller.clientHeight - headerHeight;
+    const rows = Math.max(1, Math.floor(available / ROW_HEIGHT));
+    if (rows !== this.rowElements.length) {
+      this.rowElements = Array.from({ length: rows }, () => el('div', 'row'));
+      this.body.replaceChildren(...this.rowElements);
+    }
+    this.viewportRows = rows;
+    // the body fills the viewport, so the last scroll position is exactly the last row's
+    this.body.style.height = `${Math.max(available, ROW_HEIGHT)}px`;
+    const g = this.geometry();
+    this.scroller.style.setProperty('--gutter-width', `calc(${g.totalRows.toLocaleString().length}ch + 16px)`);
+    this.spacer.style.height = `${Math.max(0, contentHeight(g) - rows * ROW_HEIGHT)}px`;
+    this.firstRow = Math.min(this.firstRow, lastFirstRow(g));
+    this.render();
+  }
+
+  private setFirstRow(row: number): void {
+    const g = this.geometry();
+    this.firstRow = Math.min(Math.max(0, row), lastFirstRow(g));
+    this.expectedScrollTop = scrollForRow(this.firstRow, g);
+    this.scroller.scrollTop = this.expectedScrollTop;
+    this.render();
+  }
+
+  private onScroll(): void {
+    if (Math.abs(this.scroller.scrollTop - this.expectedScrollTop) < 1) return;
+    this.expectedScrollTop = this.scroller.scrollTop;
+    this.firstRow = rowAtScroll(this.scroller.scrollTop, this.geometry());
+    this.render();
+  }
+
+  private onWheel(e: WheelEvent): void {
+    if (Math.abs(e.deltaY) <= Math.abs(e.deltaX)) return;
+    e.preventDefault();
+    const px = e.deltaMode === WheelEvent.DOM_DELTA_PIXEL ? e.deltaY : e.deltaY * ROW_HEIGHT * (e.deltaMode === WheelEvent.DOM_DELTA_PAGE ? this.viewportRows : 1);
+    this.wheelRemainder += px;
+    const rows = Math.trunc(this.wheelRemainder / ROW_HEIGHT);
+    if (rows === 0) return;
+    this.wheelRemainder -= rows * ROW_HEIGHT;
+    this.setFirstRow(this.firstRow + rows);
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    if (e.target instanceof HTMLInputElement) return;
+    const ctrl = e.ctrlKey || e.metaKey;
+    if (ctrl && e.key.toLowerCase() === 'c') {
+      e.preventDefault();
+      this.copy();
+      return;
+    }
+    const next = moveCursor(this.cursor, { key: e.key, ctrl }, { rows: this.totalRows(), columns: this.columns.length, pageRows: this.viewportRows });
+    if (!next) return;
+    e.preventDefault();
+    this.cursor = next;
+    this.rowSelected = false;
+    this.setFirstRow(followCursor(this.firstRow, next.row, this.viewportRows));
+  }
+
+  private onClick(e: MouseEvent): void {
+    const cell = (e.target as HTMLElement).closest<HTMLElement>('.cell');
+    const row = cell?.parentElement;
+    if (!cell || !row) return;
+    const rowIndex = this.firstRow + this.rowElements.indexOf(row as HTMLDivElement);
+    const columnIndex = Array.prototype.indexOf.call(row.children, cell) - 1;
+    this.rowSelected = columnIndex < 0;
+    this.cursor = { row: rowIndex, column: Math.max(0, columnIndex) };
+    this.render();
+  }
+
+  private copy(): void {
+    const row = this.windows.row(this.cursor.row);
+    if (!row) return;
+    const text = this.rowSelected ? rowTsv(row) : cellText(row[this.cursor.column]);
+    this.vscode.postMessage({ type: 'copy', text });
+  }
+
+  private render(): void {
+    const total = this.totalRows();
+    let complete = true;
+    this.rowElements.forEach((rowElement, i) => {
+      const index = this.firstRow + i;
+      const values = index < total ? this.windows.row(index) : undefined;
+      rowElement.hidden = index >= total;
+      if (index < total && !values) complete = false;
+      this.fillRow(rowElement, index, values);
+    });
+    for (const start of this.windows.wanted(this.firstRow, this.viewportRows, this.total)) {
+      this.windows.requested(start);
+      this.vscode.postMessage({ type: 'fetch', version: this.version, offset: start, limit: WINDOW_ROWS });
+    }
+    this.status.textContent = this.statusText();
+    this.vscode.setState({ version: this.version, firstRow: this.firstRow, cursor: this.cursor } satisfies SavedState);
+    if (complete && this.shownVersion !== this.version) {
+      this.shownVersion = this.version;
+      this.vscode.postMessage({ type: 'shown', version: this.version, firstRow: this.firstRow, rows: Math.max(0, Math.min(this.viewportRows, total - this.firstRow)) });
+    }
+  }
+
+  private fillRow(rowElement: HTMLDivElement, index: number, values: unknown[] | undefined): void {
+    const cells = this.columns.length + 1;
+    while (rowElement.childElementCount < cells) rowElement.append(el('div', 'cell'));
+    while (rowElement.childElementCount > cells) rowElement.lastElementChild?.remove();
+    rowElement.classList.toggle('loading', !values);
+    rowElement.classList.toggle('selected', this.rowSelected && index === this.cursor.row);
+    const [gutter, ...valueCells] = Array.from(rowElement.children) as HTMLElement[];
+    gutter.className = 'cell gutter';
+    gutter.textContent = (index + 1).toLocaleString();
+    valueCells.forEach((cell, c) => {
+      const value = values?.[c];
+      cell.textContent = values ? shownText(value) : '';
+      cell.classList.toggle('null', values !== undefined && (value === null || value === undefined));
+      cell.classList.toggle('cursor', index === this.cursor.row && c === this.cursor.column);
+    });
+  }
+
+  private statusText(): string {
+    if (this.total !== undefined) return `${this.total.toLocaleString()} rows`;
+    const estimate = this.windows.estimate();
+    return estimate.exact ? `${estimate.rows.toLocaleString()} rows` : 'counting rows…';
+  }
+}
+
+/** A column's width from its name and type: narrow for flags and numbers, wide for text. */
+function columnWidth(column: ResultColumn): number {
+  const byType = /bool/.test(column.type) ? 80 : /int|double|float|number|decimal/.test(column.type) ? 110 : 200;
+  return Math.min(320, Math.max(byType, column.name.length * 8 + 24));
+}
+
+new PreviewGrid(acquireVsCodeApi());

@@ -1,0 +1,92 @@
+// The messages between the preview panel (extension host) and its grid (webview), defined
+// once for both sides. The host validates everything the webview sends: a webview is a web
+// page, and nothing it posts is trusted before it has been checked here.
+
+import { isRecord } from '../core/isRecord';
+import type { ResultColumn, Sort } from '../engine/engineProtocol';
+
+/** Rows travel in windows of this many. */
+export const WINDOW_ROWS = 200;
+/** The most rows one fetch may ask for. */
+export const MAX_FETCH_ROWS = 1000;
+/** The longest text (WHERE clause, filter, copied text) the host accepts from the webview. */
+export const MAX_TEXT_LENGTH = 1_000_000;
+
+/** What the user asked for, as typed: the host turns it into the engine's view. */
+export interface ViewState {
+  sort: Sort[];
+  /** per-column filter text, e.g. `>= 10`, `null`, `abc` (contains) */
+  filters: Record<string, string>;
+  /** a free SQL WHERE condition over the whole result */
+  where: string;
+}
+
+export const EMPTY_VIEW: ViewState = { sort: [], filters: {}, where: '' };
+
+export type ToWebview =
+  /** the grid's columns and what it may offer; `canShape` is false where sort and filter do not apply */
+  | { type: 'init'; title: string; columns: ResultColumn[]; canShape: boolean; view: ViewState; version: number }
+  /** a new view is in force: rows of older versions are stale */
+  | { type: 'view'; view: ViewState; version: number }
+  | { type: 'rows'; version: number; offset: number; rows: unknown[][] }
+  | { type: 'count'; version: number; total: number }
+  /** one clear message for the user; `undefined` clears it */
+  | { type: 'error'; message: string | undefined };
+
+export type ToHost =
+  | { type: 'ready' }
+  | { type: 'fetch'; version: number; offset: number; limit: number }
+  | { type: 'setView'; view: ViewState }
+  /** the grid painted rows of a version for the first time */
+  | { type: 'shown'; version: number; firstRow: number; rows: number }
+  | { type: 'copy'; text: string }
+  | { type: 'export' };
+
+/** The message, when it is a well-formed ToHost; otherwise undefined. */
+export function parseToHost(data: unknown): ToHost | undefined {
+  if (!isRecord(data)) return undefined;
+  switch (data.type) {
+    case 'ready':
+    case 'export':
+      return { type: data.type };
+    case 'fetch':
+      return isCount(data.version) && isCount(data.offset) && isCount(data.limit) && data.limit > 0 && data.limit <= MAX_FETCH_ROWS
+        ? { type: 'fetch', version: data.version, offset: data.offset, limit: data.limit }
+        : undefined;
+    case 'setView': {
+      const view = parseView(data.view);
+      return view && { type: 'setView', view };
+    }
+    case 'shown':
+      return isCount(data.version) && isCount(data.firstRow) && isCount(data.rows)
+        ? { type: 'shown', version: data.version, firstRow: data.firstRow, rows: data.rows }
+        : undefined;
+    case 'copy':
+      return isText(data.text) ? { type: 'copy', text: data.text } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export function parseView(data: unknown): ViewState | undefined {
+  if (!isRecord(data) || !Array.isArray(data.sort) || !isRecord(data.filters) || !isText(data.where)) return undefined;
+  const sort: Sort[] = [];
+  for (const s of data.sort) {
+    if (!isRecord(s) || !isText(s.column) || typeof s.descending !== 'boolean') return undefined;
+    sort.push({ column: s.column, descending: s.descending });
+  }
+  const filters: Record<string, string> = {};
+  for (const [column, text] of Object.entries(data.filters)) {
+    if (!isText(text)) return undefined;
+    if (text.trim() !== '') filters[column] = text;
+  }
+  return { sort, filters, where: data.where };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_TEXT_LENGTH;
+}

@@ -1,0 +1,133 @@
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { EngineClient } from '../../../src/engine/engineClient';
+import { isEngineError } from '../../../src/engine/engineErrors';
+import type { EngineErrorKind, OpenedResult } from '../../../src/engine/engineProtocol';
+import { SampleResults, type DownloadedResult } from './sampleResults';
+
+/** Runs for hours unless interrupted. */
+const ENDLESS = 'SELECT count(*) FROM range(1000000000000) a(i) WHERE i % 7 = 3';
+
+async function rejection(promise: Promise<unknown>, kind: EngineErrorKind): Promise<string> {
+  const err = await promise.then(
+    () => assert.fail(`expected a ${kind} error`),
+    (e: unknown) => e,
+  );
+  assert.ok(isEngineError(err), String(err));
+  assert.equal(err.kind, kind, err.message);
+  return err.message;
+}
+
+describe('engine: bad files, bad SQL, cancel and crashes', function () {
+  this.timeout(60_000);
+  let results: SampleResults;
+  let engine: EngineClient;
+  let users: DownloadedResult;
+  let healthy: OpenedResult;
+
+  before(async () => {
+    results = await SampleResults.start();
+    engine = results.engine();
+    users = await results.download('canvas', 'users', 'jsonl');
+    healthy = await engine.open(users);
+  });
+
+  after(async () => {
+    await engine.dispose();
+    await results.close();
+  });
+
+  async function stillServes(): Promise<void> {
+    assert.equal((await engine.page(healthy.handle, {}, 0, 5)).rows.length, 5);
+  }
+
+  async function file(name: string, bytes: Buffer): Promise<string> {
+    const target = path.join(results.dir, name);
+    await fs.writeFile(target, bytes);
+    return target;
+  }
+
+  it('reports a truncated gzip result as damaged, and keeps serving other results', async () => {
+    const whole = await fs.readFile(users.paths[0]);
+    const cut = await file('cut.jsonl.gz', whole.subarray(0, Math.floor(whole.length / 2)));
+    const opened = await engine.open({ paths: [cut], schema: users.schema });
+    const message = await rejection(engine.count(opened.handle, {}), 'corrupt');
+    assert.match(message, /cut\.jsonl\.gz/);
+    assert.match(message, /[Dd]ownload the job again/);
+    await stillServes();
+  });
+
+  it('reports a corrupt Parquet file as damaged when it is opened', async () => {
+    const parquet = await fs.readFile((await results.download('canvas', 'users', 'parquet')).paths[0]);
+    const broken = Buffer.from(parquet);
+    broken.fill(0x55, 4, broken.length - 8);
+    await rejection(engine.open({ paths: [await file('broken.parquet', broken)], schema: users.schema }), 'corrupt');
+    await stillServes();
+  });
+
+  it('says a file that is not a result is not one, naming it', async () => {
+    const notResult = await file('notes.txt', Buffer.from('meeting notes\nnothing tabular here\n'));
+    const message = await rejection(engine.open({ paths: [notResult] }), 'corrupt');
+    assert.match(message, /notes\.txt is not a result file/);
+    await rejection(engine.open({ paths: [path.join(results.dir, 'gone.jsonl.gz')] }), 'io');
+    await stillServes();
+  });
+
+  it('reports a file whose values do not fit the schema as a schema problem', async () => {
+    const lines = '{"meta":{"action":"U","ts":"2026-11-20T08:00:00Z"},"key":{"id":"not a number"},"value":{}}\n';
+    const odd = await file('odd.jsonl', Buffer.from(lines));
+    const opened = engine.open({ paths: [odd], schema: users.schema });
+    await rejection(opened, 'schema');
+  });
+
+  it('answers a syntax error or an unknown name in the console with the SQL error', async () => {
+    assert.match(await rejection(engine.sql('SELEC 1', 0, 10), 'syntax'), /syntax error at or near "SELEC"/);
+    assert.match(await rejection(engine.sql('SELECT * FROM no_such_table', 0, 10), 'syntax'), /no_such_table/);
+    assert.deepEqual((await engine.sql('SELECT 42 AS answer', 0, 10)).rows, [[42]]);
+  });
+
+  it('interrupts a running query when its signal aborts, then answers the next one', async () => {
+    const abort = new AbortController();
+    const running = engine.sql(ENDLESS, 0, 10, abort.signal);
+    abort.abort();
+    await rejection(running, 'cancelled');
+    assert.deepEqual((await engine.sql('SELECT 1 + 1 AS two', 0, 10)).rows, [[2]]);
+  });
+
+  it('rejects what was pending when the engine process dies, and the next call starts a new one with the results reopened', async () => {
+    const running = engine.sql(ENDLESS, 0, 10);
+    const first = engine.processId;
+    assert.ok(first);
+    process.kill(first, 'SIGKILL');
+    assert.match(await rejection(running, 'crashed'), /SIGKILL/);
+    await stillServes();
+    assert.notEqual(engine.processId, first);
+  });
+
+  it('without a native binding for the platform, says so and names the platform', async () => {
+    const preload = await file(
+      'no-binding.js',
+      Buffer.from(`const Module = require('node:module');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request.startsWith('@duckdb/node-bindings-')) throw Object.assign(new Error("Cannot find module '" + request + "'"), { code: 'MODULE_NOT_FOUND' });
+  return resolve.call(this, request, ...rest);
+};
+`),
+    );
+    const before = process.env.NODE_OPTIONS;
+    process.env.NODE_OPTIONS = `--require ${JSON.stringify(preload)}`;
+    const bare = results.engine();
+    try {
+      const message = await rejection(bare.open(users), 'binding');
+      assert.match(message, new RegExp(`native library for ${process.platform}-${process.arch}`));
+      assert.match(message, /Install the Data Query Explorer package built for this platform/);
+    } finally {
+      if (before === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = before;
+      await bare.dispose();
+    }
+    await stillServes();
+  });
+});

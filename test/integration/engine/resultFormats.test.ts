@@ -1,0 +1,108 @@
+import * as assert from 'node:assert/strict';
+import { FORMATS } from '../../../src/core/contract';
+import type { EngineClient } from '../../../src/engine/engineClient';
+import type { ResultColumn } from '../../../src/engine/engineProtocol';
+import { SampleResults, comparable, csvHeader, expectedRow, jsonlRecords } from './sampleResults';
+
+const BY_KEY = { sort: [{ column: 'key.id', descending: false }] };
+const ALL = 100_000;
+
+/** JSONL records carry every fixed object whole, so the engine flattens each one the schema describes, even where the CSV keeps it as JSON. */
+function withMembers(header: string[], names: string[]): string[] {
+  return header.flatMap((h) => {
+    const members = names.filter((n) => n.startsWith(`${h}.`));
+    return members.length > 0 ? members : [h];
+  });
+}
+
+describe('engine: result files of every format', function () {
+  this.timeout(60_000);
+  let results: SampleResults;
+  let engine: EngineClient;
+
+  before(async () => {
+    results = await SampleResults.start();
+    engine = results.engine();
+  });
+
+  after(async () => {
+    await engine.dispose();
+    await results.close();
+  });
+
+  // accounts: a free object; users: int32, a fixed object, $ref'd enum and timestamps;
+  // courses: numbers, arrays, a $defs object; submissions: a oneOf of text and object.
+  for (const table of ['accounts', 'users', 'courses', 'submissions']) {
+    it(`canvas.${table}: JSONL, CSV, TSV and Parquet show the service's flat columns, typed by the schema, with the records' values`, async () => {
+      const csv = await results.download('canvas', table, 'csv');
+      const header = await csvHeader(csv.paths[0]);
+      const records = await jsonlRecords((await results.download('canvas', table, 'jsonl')).paths);
+      const typed = new Map<string, ResultColumn>();
+      for (const format of FORMATS) {
+        const files = await results.download('canvas', table, format);
+        const opened = await engine.open(files);
+        assert.equal(opened.typesInferred, false);
+        const names = opened.columns.map((c) => c.name);
+        assert.deepEqual(names, format === 'jsonl' ? withMembers(header, names) : header, `${format} column names`);
+        for (const column of opened.columns) {
+          assert.deepEqual(column, typed.get(column.name) ?? column, `${format} ${column.name}`);
+          typed.set(column.name, column);
+        }
+        const page = await engine.page(opened.handle, BY_KEY, 0, ALL);
+        const expected = records.map((r) => expectedRow(r, opened.columns)).sort((a, b) => Number(a[0]) - Number(b[0]));
+        assert.deepEqual(comparable(page.rows, opened.columns), expected, `${format} rows`);
+        assert.equal(await engine.count(opened.handle, {}), records.length, `${format} count`);
+        await engine.closeHandle(opened.handle);
+      }
+    });
+  }
+
+  it('names each column as the schema does: key columns marked, descriptions, readable and DuckDB types', async () => {
+    const opened = await engine.open(await results.download('canvas', 'users', 'jsonl'));
+    const column = (name: string): ResultColumn | undefined => opened.columns.find((c) => c.name === name);
+    assert.deepEqual(column('key.id'), { name: 'key.id', type: 'int64', sqlType: 'BIGINT', key: true });
+    assert.equal(column('value.login_count')?.type, 'int32');
+    assert.ok(column('value.login_count')?.description);
+    assert.equal(column('value.preferences.font_size')?.sqlType, 'INTEGER');
+    assert.equal(column('value.created_at')?.type, 'date-time');
+    assert.equal(column('value.workflow_state')?.type, 'enum');
+    assert.deepEqual(column('meta.action'), { name: 'meta.action', type: 'enum', sqlType: 'VARCHAR', description: 'U = upsert, D = delete' });
+  });
+
+  it('shows the deletes of an incremental result as delete rows with their key and no values', async () => {
+    const jsonl = await results.download('canvas', 'submissions', 'jsonl', { sinceDaysAgo: 5 });
+    const deletes = (await jsonlRecords(jsonl.paths)).filter((r) => r.meta.action === 'D');
+    assert.ok(deletes.length > 0, 'the sample history deletes rows within five days');
+    for (const format of FORMATS) {
+      const files = format === 'jsonl' ? jsonl : await results.download('canvas', 'submissions', format, { sinceDaysAgo: 5 });
+      const opened = await engine.open(files);
+      const onlyDeletes = { filters: [{ column: 'meta.action', op: '=' as const, value: 'D' }], ...BY_KEY };
+      assert.equal(await engine.count(opened.handle, onlyDeletes), deletes.length, format);
+      const page = await engine.page(opened.handle, onlyDeletes, 0, ALL);
+      const expected = deletes.map((r) => expectedRow(r, opened.columns)).sort((a, b) => Number(a[0]) - Number(b[0]));
+      assert.deepEqual(page.rows, expected, format);
+      const valueColumns = opened.columns.flatMap((c, i) => (c.name.startsWith('value.') ? [i] : []));
+      assert.ok(page.rows.every((row) => row[0] !== null && valueColumns.every((i) => row[i] === null)), format);
+    }
+  });
+
+  it('reads a condensed CSV, where a fixed object is one JSON column', async () => {
+    const opened = await engine.open(await results.download('canvas', 'users', 'csv', { mode: 'condensed' }));
+    const index = opened.columns.findIndex((c) => c.name === 'value.preferences');
+    assert.equal(opened.columns[index].type, 'object');
+    assert.ok(!opened.columns.some((c) => c.name.startsWith('value.preferences.')));
+    const page = await engine.page(opened.handle, BY_KEY, 0, 5);
+    assert.equal(typeof JSON.parse(page.rows[0][index] as string), 'object');
+  });
+
+  it('without a schema infers the types, says so, and still flattens key, value and meta', async () => {
+    const files = await results.download('canvas', 'submissions', 'jsonl');
+    const withSchema = await engine.open(files);
+    const inferred = await engine.open({ paths: files.paths });
+    assert.equal(inferred.typesInferred, true);
+    assert.deepEqual(new Set(inferred.columns.map((c) => c.name)), new Set(withSchema.columns.map((c) => c.name)));
+    assert.equal(inferred.columns[0].name, 'key.id');
+    assert.equal(inferred.columns[0].type, 'int64');
+    assert.equal(await engine.count(inferred.handle, {}), await engine.count(withSchema.handle, {}));
+  });
+});

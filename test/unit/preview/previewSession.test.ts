@@ -1,0 +1,124 @@
+import * as assert from 'node:assert/strict';
+import { nullLogger } from '../../../src/core/logger';
+import type { View } from '../../../src/engine/engineProtocol';
+import { EngineError } from '../../../src/engine/engineErrors';
+import { PreviewSession } from '../../../src/extension/preview/previewSession';
+import type { RowSource } from '../../../src/extension/preview/rowSource';
+import type { ToWebview } from '../../../src/webview/previewProtocol';
+
+const TOTAL = 1_000;
+
+/** Rows 0..999 with one column `n`; the view's WHERE `n < x` and a descending sort are honoured. */
+function numbers(): RowSource {
+  const select = (view: View): number[] => {
+    const bound = /^n < (\d+)$/.exec(view.where ?? '');
+    if (view.where && !bound) throw new EngineError('syntax', 'Parser Error: syntax error at or near "<<". Correct the SQL and run it again.');
+    const all = Array.from({ length: bound ? Number(bound[1]) : TOTAL }, (_, i) => i);
+    return view.sort?.[0]?.descending ? all.reverse() : all;
+  };
+  return {
+    title: 'numbers',
+    columns: [{ name: 'n', type: 'int64', sqlType: 'BIGINT' }],
+    canShape: true,
+    page: async (view, offset, limit) => {
+      return select(view).slice(offset, offset + limit).map((n) => [n]);
+    },
+    count: async (view) => select(view).length,
+    exportTarget: (view) => ({ handle: 'h', view }),
+    close: () => Promise.resolve(),
+  };
+}
+
+function session(): { session: PreviewSession; posted: ToWebview[]; copied: string[] } {
+  const posted: ToWebview[] = [];
+  const copied: string[] = [];
+  const s = new PreviewSession('loading', { post: (m) => posted.push(m), copy: (t) => copied.push(t), export: () => undefined }, nullLogger);
+  return { session: s, posted, copied };
+}
+
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('preview session', () => {
+  it('sends the columns once the webview is ready, then rows and the count of the view', async () => {
+    const { session: s, posted } = session();
+    s.attach(numbers());
+    assert.equal(posted.length, 0, 'nothing is posted before the page can receive it');
+    await s.receive({ type: 'ready' });
+    await settle();
+    const init = posted.find((m) => m.type === 'init');
+    assert.ok(init && init.type === 'init');
+    assert.deepEqual(init.columns.map((c) => c.name), ['n']);
+    assert.deepEqual(posted.find((m) => m.type === 'count'), { type: 'count', version: init.version, total: TOTAL });
+    await s.receive({ type: 'fetch', version: init.version, offset: 600, limit: 3 });
+    assert.deepEqual(posted.at(-1), { type: 'rows', version: init.version, offset: 600, rows: [[600], [601], [602]] });
+  });
+
+  it('sorts and filters the whole result, and drops fetches of an older view', async () => {
+    const { session: s, posted } = session();
+    s.attach(numbers());
+    await s.receive({ type: 'ready' });
+    const old = s.state().version;
+    await s.receive({ type: 'setView', view: { sort: [{ column: 'n', descending: true }], filters: {}, where: 'n < 500' } });
+    const current = s.state().version;
+    assert.ok(current > old);
+    assert.deepEqual(posted.find((m) => m.type === 'view'), { type: 'view', version: current, view: { sort: [{ column: 'n', descending: true }], filters: {}, where: 'n < 500' } });
+    await settle();
+    assert.equal(s.state().total, 500);
+    const before = posted.length;
+    await s.receive({ type: 'fetch', version: old, offset: 0, limit: 2 });
+    assert.equal(posted.length, before, 'rows of the old view are not sent');
+    assert.deepEqual(await s.rows(0, 2), [[499], [498]]);
+  });
+
+  it('shows a bad WHERE as one message, keeps the text as typed, and clears it when corrected', async () => {
+    const { session: s, posted } = session();
+    s.attach(numbers());
+    await s.receive({ type: 'ready' });
+    void s.receive({ type: 'setView', view: { sort: [], filters: {}, where: 'n << 5' } });
+    const shown = s.whenShown();
+    await settle();
+    assert.match(String(s.state().error), /syntax error at or near "<<"/);
+    assert.equal(s.state().view.where, 'n << 5', 'what the user typed is kept');
+    assert.ok(posted.some((m) => m.type === 'error' && /Correct the SQL/.test(m.message ?? '')));
+    assert.equal((await shown).error, s.state().error, 'a waiter learns of the failure instead of hanging');
+    await s.receive({ type: 'setView', view: { sort: [], filters: {}, where: 'n < 5' } });
+    await settle();
+    assert.equal(s.state().error, undefined);
+    assert.equal(s.state().total, 5);
+  });
+
+  it('settles its first-rows promise when the grid reports painting the current view', async () => {
+    const { session: s } = session();
+    s.attach(numbers());
+    await s.receive({ type: 'ready' });
+    let settled = false;
+    const shown = s.whenShown().then((state) => {
+      settled = true;
+      return state;
+    });
+    await s.receive({ type: 'shown', version: s.state().version - 1, firstRow: 0, rows: 30 });
+    await settle();
+    assert.equal(settled, false, 'an older view painted is not this one');
+    await s.receive({ type: 'shown', version: s.state().version, firstRow: 0, rows: 30 });
+    assert.deepEqual((await shown).shown, { version: s.state().version, firstRow: 0, rows: 30 });
+  });
+
+  it('copies what the grid asks to copy, and ignores malformed messages', async () => {
+    const { session: s, posted, copied } = session();
+    s.attach(numbers());
+    await s.receive({ type: 'ready' });
+    const before = posted.length;
+    await s.receive({ type: 'fetch', version: s.state().version, offset: -5, limit: 10 });
+    await s.receive({ type: 'copy', text: '42' });
+    assert.deepEqual(copied, ['42']);
+    assert.equal(posted.length, before);
+  });
+
+  it('shows why a result could not be opened', async () => {
+    const { session: s, posted } = session();
+    await s.receive({ type: 'ready' });
+    s.fail(new EngineError('corrupt', 'IO Error: part-1.jsonl.gz is not a gzip file. Download the job again.'));
+    assert.deepEqual(posted, [{ type: 'error', message: 'IO Error: part-1.jsonl.gz is not a gzip file. Download the job again.' }]);
+    assert.match(String((await s.whenShown()).error), /not a gzip file/);
+  });
+});

@@ -1,0 +1,149 @@
+// The preview grid and the SQL console in VS Code: a job of the sample connection is run and
+// downloaded, previewed (first rows painted by the webview, row count, a far page, sort,
+// filters and WHERE over the whole result), exported, and queried from a SQL console. The
+// downloaded files themselves, read here without the engine, are the reference.
+
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import * as vscode from 'vscode';
+import type { PreviewPanel } from '../../../src/extension/preview/previewPanel';
+import type { PreviewState } from '../../../src/extension/preview/previewSession';
+import { EMPTY_VIEW, type ViewState } from '../../../src/webview/previewProtocol';
+import { activateExtension, setConnections } from './vscodeHelpers';
+
+interface WebLog {
+  key: { id: string };
+  value: { http_status: number; user_id?: number | null; duration_ms?: number | null };
+}
+
+const SAMPLE = 'Sample data';
+
+async function readJsonl(paths: string[]): Promise<WebLog[]> {
+  const records: WebLog[] = [];
+  for (const p of paths) {
+    for (const line of gunzipSync(await fs.readFile(p)).toString('utf8').split('\n')) if (line) records.push(JSON.parse(line) as WebLog);
+  }
+  return records;
+}
+
+/** Applies a view as the grid's header, filter row and WHERE box do, and waits for the grid to paint it. */
+async function show(panel: PreviewPanel, view: Partial<ViewState>): Promise<PreviewState> {
+  const version = panel.setView({ ...EMPTY_VIEW, ...view });
+  return panel.whenShown(version);
+}
+
+function counted(panel: PreviewPanel): Promise<PreviewState> {
+  return panel.until((s) => s.total !== undefined || s.error !== undefined);
+}
+
+function column(panel: PreviewPanel, name: string): number {
+  const index = panel.state().columns.findIndex((c) => c.name === name);
+  assert.ok(index >= 0, `the grid has a column ${name}`);
+  return index;
+}
+
+describe('Result preview and SQL console', function () {
+  this.timeout(180_000);
+  let jobId: string;
+  let records: WebLog[];
+  let tmp: string;
+
+  before(async () => {
+    await activateExtension();
+    await setConnections([{ name: SAMPLE, sample: true }]);
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-preview-'));
+    const result = (await vscode.commands.executeCommand('dataQuery.queryTable', {
+      connection: SAMPLE,
+      namespace: 'canvas_logs',
+      table: 'web_logs',
+      format: 'jsonl',
+    })) as { job: { id: string }; files: { path: string }[] };
+    jobId = result.job.id;
+    records = await readJsonl(result.files.map((f) => f.path));
+    assert.ok(records.length > 1_000, 'a result of several windows');
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await setConnections(undefined);
+    await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('previews a downloaded job: typed columns, first rows on screen, the row count and a far page', async () => {
+    const panel = (await vscode.commands.executeCommand('dataQuery.previewResult', { connection: SAMPLE, jobId })) as PreviewPanel;
+    const first = panel.state();
+    assert.equal(first.error, undefined);
+    assert.equal(first.title, 'canvas_logs.web_logs');
+    assert.ok(first.shown && first.shown.rows > 0, 'the command settles once the webview painted rows');
+    const status = first.columns.find((c) => c.name === 'value.http_status');
+    assert.equal(status?.type, 'int32', 'types come from the table schema');
+    assert.ok(first.columns.find((c) => c.name === 'key.id')?.key, 'key columns are marked');
+
+    assert.equal((await counted(panel)).total, records.length);
+
+    await show(panel, { sort: [{ column: 'key.id', descending: false }] });
+    const ids = records.map((r) => r.key.id).sort();
+    const far = records.length - 7;
+    const page = await panel.rows(far, 5);
+    assert.deepEqual(page.map((row) => row[column(panel, 'key.id')]), ids.slice(far, far + 5));
+    panel.dispose();
+  });
+
+  it('sorts, filters and applies a WHERE over the whole result, and keeps a WHERE it cannot run', async () => {
+    const panel = (await vscode.commands.executeCommand('dataQuery.previewResult', { connection: SAMPLE, jobId })) as PreviewPanel;
+    const duration = column(panel, 'value.duration_ms');
+
+    await show(panel, { sort: [{ column: 'value.duration_ms', descending: true }] });
+    const longest = records.map((r) => r.value.duration_ms).filter((d): d is number => typeof d === 'number').sort((a, b) => b - a);
+    assert.deepEqual((await panel.rows(0, 3)).map((row) => Number(row[duration])), longest.slice(0, 3));
+
+    await show(panel, { filters: { 'value.http_status': '= 404' }, where: '"value.user_id" IS NULL' });
+    const expected = records.filter((r) => r.value.http_status === 404 && (r.value.user_id ?? null) === null).length;
+    assert.equal((await counted(panel)).total, expected);
+
+    const broken = await show(panel, { where: '"value.user_id" IS NUL' });
+    assert.ok(broken.error, 'the error is shown in the grid');
+    assert.equal(panel.state().view.where, '"value.user_id" IS NUL', 'what the user typed stays');
+    const fixed = await show(panel, { where: '"value.http_status" = 200' });
+    assert.equal(fixed.error, undefined);
+    assert.equal((await counted(panel)).total, records.filter((r) => r.value.http_status === 200).length);
+
+    const out = path.join(tmp, 'ok.csv');
+    const exported = (await vscode.commands.executeCommand('dataQuery.exportResult', { panel, format: 'csv', path: out })) as { rows: number; path: string };
+    assert.equal(exported.rows, panel.state().total, 'the export holds the rows of the view shown');
+    const lines = (await fs.readFile(out, 'utf8')).trim().split(/\r?\n/);
+    assert.equal(lines.length, exported.rows + 1, 'a header and one line per row');
+    panel.dispose();
+  });
+
+  it('runs a console statement over the job\'s view with Ctrl+Enter\'s command, and completes view and column names', async () => {
+    const editor = (await vscode.commands.executeCommand('dataQuery.openSqlConsole')) as vscode.TextEditor;
+    const statement = 'SELECT count(*) AS requests FROM canvas_logs.web_logs WHERE "value.http_status" = 404';
+    await editor.edit((e) => e.insert(editor.document.lineAt(editor.document.lineCount - 1).range.end, `${statement};\nSELECT canvas_logs.`));
+    const doc = editor.document;
+
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    assert.ok(lenses.some((l) => l.command?.command === 'dataQuery.runSqlStatement'), 'a Run lens above the statement');
+
+    const end = doc.lineAt(doc.lineCount - 1).range.end;
+    const completions = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, end, '.');
+    const views = completions.items.filter((i) => i.kind === vscode.CompletionItemKind.Class);
+    const labels = views.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    assert.ok(labels.includes('web_logs'), `the namespace's views are offered: ${labels.slice(0, 10).join(', ')}`);
+    assert.ok(labels.includes(`web_logs__${jobId.slice(0, 8).toLowerCase().replace(/[^a-z0-9_]/g, '_')}`), 'and each job\'s own view');
+
+    const inStatement = doc.positionAt(doc.getText().indexOf('count(*)'));
+    editor.selection = new vscode.Selection(inStatement, inStatement);
+    const panel = (await vscode.commands.executeCommand('dataQuery.runSqlStatement')) as PreviewPanel;
+    assert.equal(panel.state().error, undefined);
+    assert.deepEqual(panel.state().columns.map((c) => c.name), ['requests']);
+    const [[requests]] = await panel.rows(0, 1);
+    assert.equal(Number(requests), records.filter((r) => r.value.http_status === 404).length);
+
+    const failed = (await vscode.commands.executeCommand('dataQuery.runSqlStatement', { text: 'SELEC 1' })) as PreviewPanel;
+    assert.match(String(failed.state().error), /syntax/i, 'a statement that cannot run says why, in the grid');
+  });
+});
