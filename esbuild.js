@@ -17,9 +17,23 @@ const common = {
   legalComments: 'none',
 };
 
+/** DuckDB is a native library per platform: never bundled, packaged as node_modules. */
+const duckdb = ['@duckdb/*'];
+
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...duckdb] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: duckdb },
+  // the SQL engine's child process; DuckDB's native binding ships beside it (scripts/packageVsix.js)
+  { ...common, entryPoints: ['src/engine/engineHost.ts'], outfile: 'dist/engineHost.js', external: duckdb },
+  // the preview grid, for the webview (a browser page): its script and its style sheet
+  {
+    ...common,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    entryPoints: ['src/webview/previewMain.ts', 'src/webview/preview.css'],
+    outdir: 'dist/webview',
+  },
 ];
 
 async function main() {

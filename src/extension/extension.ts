@@ -1,22 +1,35 @@
 // Composition root: builds the extension's objects, wires them together and registers
 // them with VS Code. Behaviour lives in the modules it composes.
 
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DataQueryClient } from '../client/dataQueryClient';
 import { createDispatcher } from '../client/dispatcher';
 import { startEmulator } from '../emulator/emulator';
+import { EngineClient } from '../engine/engineClient';
+import type { JobsModel } from '../jobs/jobsModel';
 import { ClientPool } from './connections/clientPool';
 import { ConnectionStore } from './connections/connectionStore';
 import { SampleEmulatorHost } from './connections/sampleEmulatorHost';
 import { registerConnectionCommands } from './commands/connectionCommands';
 import { registerExplorerCommands } from './commands/explorerCommands';
+import type { ExplorerNode } from './explorer/explorerNodes';
+import { registerJobsFeature } from './jobs/jobsFeature';
+import type { JobsViewNode } from './jobs/jobsNodes';
+import { readRateLimits } from './jobs/jobSettings';
 import { ExplorerTreeProvider } from './explorer/explorerTreeProvider';
 import { outputChannelLogger } from './logging/outputChannelLogger';
+import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
+import { registerPreview } from './preview/previewCommands';
 import { readProxySettings } from './proxySettings';
 
-/** What activate() returns: the explorer, so tests can read the tree as a user sees it. */
+/** What activate() returns: the explorer and its view, so tests can read the tree as a user sees it. */
 export interface DataQueryExtensionApi {
   explorer: ExplorerTreeProvider;
+  explorerView: vscode.TreeView<ExplorerNode>;
+  /** every query job of this workspace, as the Jobs view and the status bar show them */
+  jobs: JobsModel;
+  jobsView: vscode.TreeView<JobsViewNode>;
 }
 
 let stopping: (() => Promise<void>) | undefined;
@@ -28,39 +41,54 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
 
   const sample = new SampleEmulatorHost(() => startEmulator({ logger }), logger);
   const store = new ConnectionStore(context.secrets, logger);
+  const userAgent = `data-query-explorer/${version} (vscode)`;
   const pool = new ClientPool({
     createClient: (options) => new DataQueryClient(options),
     createDispatcher,
     proxySettings: readProxySettings,
+    rateLimits: readRateLimits,
     credentials: (name) => store.getCredentials(name),
     sample,
     logger,
-    userAgent: `data-query-explorer/${version} (vscode)`,
+    userAgent,
   });
   const explorer = new ExplorerTreeProvider(store, pool, logger);
+  const explorerView = vscode.window.createTreeView('dataQuery.explorer', { treeDataProvider: explorer, showCollapseAll: true });
 
-  const onSettingsChanged = async (): Promise<void> => {
-    await pool.reset();
-    explorer.refresh();
-  };
+  const onSettingsChanged = (): void => explorer.connectionsChanged(pool.retain(store.list()));
   context.subscriptions.push(
     channel,
     store,
     explorer,
-    vscode.window.createTreeView('dataQuery.explorer', { treeDataProvider: explorer, showCollapseAll: true }),
+    explorerView,
     store.onDidChangeConnections(onSettingsChanged),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('http')) void onSettingsChanged();
+    store.onDidChangeCredentials((name) => {
+      pool.forget(name);
+      explorer.connectionsChanged([name]);
     }),
-    ...registerConnectionCommands(store, pool, logger),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('http') || e.affectsConfiguration('dataQuery.rateLimits')) onSettingsChanged();
+    }),
+    ...registerConnectionCommands(store, pool, logger, (connection) => explorer.reveal(explorerView, connection)),
     ...registerExplorerCommands(explorer, channel),
   );
+  const jobs = registerJobsFeature(context, { store, pool, logger, userAgent, createDispatcher: () => createDispatcher(readProxySettings()) });
+  const engine = new EngineClient({
+    hostScript: context.asAbsolutePath(path.join('dist', 'engineHost.js')),
+    tempDir: path.join(context.globalStorageUri.fsPath, 'engine'),
+    logger,
+  });
+  context.subscriptions.push(
+    ...registerPreview({ engine, jobs: jobDownloads(jobs.model, schemaFromConnections(store, pool), logger), extensionUri: context.extensionUri, logger }),
+  );
   stopping = async () => {
+    await engine.dispose();
+    jobs.stop();
     await pool.dispose();
     await sample.dispose();
   };
   logger.info(`Data Query Explorer ${version} activated.`);
-  return { explorer };
+  return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView };
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,0 +1,83 @@
+// A large query result, generated once in a local emulator and reused by every run: identical
+// requests within the dedupe window return the same job, so `dq query` finds it complete.
+
+import { rm } from 'node:fs/promises';
+import { DataQueryClient } from '../../src/client/dataQueryClient';
+import type { JobRecord } from '../../src/core/contract';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/emulator';
+import { loopbackEnv } from './processes';
+
+/** web_logs rows as stored gzip JSONL (level 0) take about this many bytes. */
+const BYTES_PER_ROW = 413;
+const MiB = 1024 * 1024;
+
+export const RESULT_TABLE = ['canvas_logs', 'web_logs'] as const;
+export const RESULT_FORMAT = 'jsonl';
+
+export interface PreparedResult {
+  emulator: RunningEmulator;
+  /** an in-process client of the emulator, for fresh pre-signed URLs */
+  client: DataQueryClient;
+  job: JobRecord;
+  objectIds: string[];
+  /** total size of the objects */
+  bytes: number;
+  /** the DQ_ variables that point dq at the emulator */
+  dqEnv: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+/**
+ * Generates about `mib` MiB of gzip JSONL in `objects` objects. The objects are stored
+ * uncompressed inside gzip (level 0): generation is then bound by JSON, not deflate, and dq
+ * does not look inside the bytes it downloads, so the transfer is the same as for level 6.
+ */
+export async function prepareResult(o: { mib: number; objects: number; cacheDir: string }): Promise<PreparedResult> {
+  const rows = Math.ceil((o.mib * MiB) / BYTES_PER_ROW);
+  const emulator = await startEmulator({
+    rows,
+    rowsPerObject: Math.ceil(rows / o.objects),
+    gzipLevel: 0,
+    limits: false,
+    jobDelayMs: 0,
+    dedupeWindowSec: 86_400,
+    namespaces: [RESULT_TABLE[0]],
+    cacheDir: o.cacheDir,
+  });
+  const credentials = { clientId: emulator.clientId, clientSecret: emulator.clientSecret };
+  const client = new DataQueryClient({ baseUrl: emulator.baseUrl, dataPrefix: emulator.dataPrefix, credentials: async () => credentials });
+  const close = async (): Promise<void> => {
+    await client.close();
+    await emulator.close();
+    await rm(o.cacheDir, { recursive: true, force: true });
+  };
+  try {
+    const job = await client.runJob(RESULT_TABLE[0], RESULT_TABLE[1], { format: RESULT_FORMAT });
+    const objectIds = (job.objects ?? []).map((obj) => obj.id);
+    const urls = await freshUrls(client, objectIds);
+    // A HEAD answers once its object has been generated: this waits for all of them.
+    const sizes = await Promise.all(urls.map(async (url) => Number((await fetch(url, { method: 'HEAD' })).headers.get('content-length'))));
+    return {
+      emulator,
+      client,
+      job,
+      objectIds,
+      bytes: sizes.reduce((a, b) => a + b, 0),
+      dqEnv: loopbackEnv({
+        DQ_BASE_URL: emulator.baseUrl,
+        DQ_DATA_PREFIX: emulator.dataPrefix,
+        DQ_CLIENT_ID: emulator.clientId,
+        DQ_CLIENT_SECRET: emulator.clientSecret,
+      }),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+export async function freshUrls(client: DataQueryClient, objectIds: string[]): Promise<string[]> {
+  const answer = await client.createUrls(objectIds);
+  return objectIds.map((id) => answer.urls[id].url);
+}
