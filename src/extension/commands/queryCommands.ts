@@ -133,7 +133,7 @@ async function askForQuery(services: JobServices, node: TableNode | undefined): 
       items: async (d) => {
         const point = services.sincePoints.get(d.connection as string, d.namespace as string, d.table as string);
         const snapshot: PickItem<QueryDraft> = { label: 'Snapshot', detail: 'The whole table as it is now', apply: (s) => (s.since = null) };
-        if (!point) return [snapshot];
+        if (!point) return [{ ...snapshot, isDefault: true }];
         const changes: PickItem<QueryDraft> = { label: `Changes since ${formatPoint(point)}`, detail: 'Only what changed after the last query of this table', isDefault: true, apply: (s) => (s.since = point) };
         return [changes, snapshot];
       },

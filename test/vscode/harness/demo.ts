@@ -1,14 +1,18 @@
 // `npm run demo`: the packaged extension in code-server with a sample connection (the
 // emulator runs inside VS Code), served until Ctrl-C. Open the printed URL in a browser.
 // `npm run demo -- --screenshot FILE` instead opens the workbench headless, expands the
-// sample connection and one namespace, saves a screenshot to FILE and exits.
+// sample connection and one namespace, queries a table, expands the completed job in the
+// Jobs view, saves a screenshot (with the status bar's last result) to FILE and exits.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { jobRow, queryTableFromTree, settle, statusItem } from './jobSteps';
 import { expandRow, openDataQueryView, openWorkbench, serveExtension } from './workbench';
 
 const SAMPLE = { name: 'Sample data', sample: true };
 const NAMESPACE = 'canvas';
+const TABLE = 'accounts';
+const JOB = `${NAMESPACE}.${TABLE}`;
 
 async function takeScreenshot(file: string): Promise<void> {
   const served = await serveExtension('demo', { 'dataQuery.connections': [SAMPLE] }, (l) => console.log(l));
@@ -19,8 +23,12 @@ async function takeScreenshot(file: string): Promise<void> {
     await expandRow(page, SAMPLE.name);
     await expandRow(page, NAMESPACE);
     await page.locator('.part.sidebar .monaco-list-row .codicon-table').first().waitFor();
-    await page.mouse.click(900, 600); // focus the editor area: no hover or focus outline in the tree
-    await page.waitForTimeout(500); // let the hover and focus outlines fade
+    await queryTableFromTree(page, TABLE);
+    await jobRow(page, JOB, /complete/);
+    await statusItem(page, `Data Query: ${JOB}`).waitFor();
+    await expandRow(page, JOB);
+    await page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: /\.gz$/ }) }).first().waitFor();
+    await settle(page); // no hover or focus outline in the tree
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const scratch = `${path.resolve(file)}.partial.png`;
     await page.screenshot({ path: scratch });

@@ -1,0 +1,108 @@
+// A query job as a person runs it in the workbench: Query Table from a table's context menu,
+// the status bar's spinner and count, the job completing in the Jobs view with its files,
+// a file opened in an editor, an incremental query from the job's point, and that point
+// still offered after the window reloads. The service is an emulator in this process whose
+// jobs take a few seconds, as real ones do. Screenshots of each step go to test-results/.
+
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { Page } from 'playwright-core';
+import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
+import { screenshot } from '../harness/browser';
+import { contextMenu, jobRow, pickStep, queryTableFromTree, settle, statusItem } from '../harness/jobSteps';
+import { addConnection, workbenchSuite } from '../harness/uiSuite';
+import { clickRow, expandRow, openDataQueryView, treeRow } from '../harness/workbench';
+
+const CONNECTION = 'Local service';
+const JOB = 'canvas.accounts';
+
+/** The hover tooltip of a tree row, as shown when the pointer rests on it. */
+async function tooltipOf(page: Page, row: ReturnType<Page['locator']>, text: string): Promise<string> {
+  await row.hover();
+  const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: text }).first();
+  await hover.waitFor();
+  return hover.innerText();
+}
+
+describe('Query jobs in the VS Code workbench', function () {
+  this.timeout(300_000);
+  const workbench = workbenchSuite('jobs-ui', {});
+  let service: RunningEmulator;
+
+  before(async () => {
+    service = await startEmulator({ port: 0, jobDelayMs: 8_000, limits: false });
+  });
+
+  after(async () => service?.close());
+
+  it('runs Query Table from the tree, follows it in the status bar and the Jobs view, and opens its file', async () => {
+    const { page, served } = workbench();
+    await openDataQueryView(page);
+    await addConnection(page, CONNECTION, service);
+    await expandRow(page, CONNECTION);
+    await expandRow(page, 'canvas');
+    await treeRow(page, 'accounts').waitFor();
+
+    await queryTableFromTree(page, 'accounts', (n) => screenshot(page, `jobs-ui-1-query-table-step-${n}`));
+    const spinner = statusItem(page, 'Data Query: 1 job');
+    await spinner.waitFor();
+    assert.equal(await spinner.locator('.codicon-sync.codicon-modifier-spin').count(), 1, 'the status bar item spins');
+    await screenshot(page, 'jobs-ui-2-status-bar-running');
+
+    await spinner.click(); // shows the Jobs view
+    await jobRow(page, JOB, /snapshot · (waiting|running)/);
+    await screenshot(page, 'jobs-ui-3-job-running');
+    const done = await jobRow(page, JOB, /snapshot · complete/);
+    await statusItem(page, `Data Query: ${JOB}`).waitFor(); // the last result, with a check mark
+    await screenshot(page, 'jobs-ui-4-job-complete');
+
+    const folder = path.join(served.run.workspace, 'data-query-results', CONNECTION, 'canvas', 'accounts');
+    const [jobId] = fs.readdirSync(folder);
+    const [file] = fs.readdirSync(path.join(folder, jobId));
+    await expandRow(page, JOB);
+    const fileRow = treeRow(page, file);
+    await fileRow.waitFor();
+    await screenshot(page, 'jobs-ui-5-job-files');
+
+    await clickRow(page, fileRow);
+    const firstRow = gunzipSync(fs.readFileSync(path.join(folder, jobId, file))).toString('utf8').split('\n')[0];
+    const editorLine = page.locator('.editor-group-container .monaco-editor .view-line').first();
+    await page.locator('.tabs-container .tab', { hasText: file.replace(/\.gz$/, '') }).waitFor();
+    await editorLine.waitFor();
+    const shownLine = (await editorLine.innerText()).replace(/\u00a0/g, ' ');
+    assert.ok(firstRow.startsWith(shownLine.slice(0, 60)) && shownLine.length > 20, `the editor shows the first row: ${shownLine.slice(0, 80)}`);
+    await screenshot(page, 'jobs-ui-6-file-open');
+    assert.match(await done.innerText(), /data at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/, 'the job tells how fresh its data is');
+  });
+
+  it('runs Query Changes Since on the job from its point, and offers the newer point after a reload', async () => {
+    const { page } = workbench();
+    const snapshot = await jobRow(page, JOB, /snapshot · complete/);
+    const at = /data at (\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC)/.exec(await snapshot.innerText())?.[1];
+    assert.ok(at, 'the snapshot shows its point');
+
+    await settle(page);
+    await contextMenu(page, snapshot, 'Query Changes Since This Job');
+    const incremental = await jobRow(page, JOB, /incremental · complete/);
+    await screenshot(page, 'jobs-ui-7-incremental-complete');
+    assert.ok((await tooltipOf(page, incremental, 'changes since')).includes(`changes since ${at}`), `the incremental starts at the snapshot's point, ${at}`);
+    await screenshot(page, 'jobs-ui-8-incremental-tooltip');
+    const until = /data at (\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC)/.exec(await incremental.innerText())?.[1] as string;
+
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor();
+    await openDataQueryView(page);
+    await jobRow(page, JOB, /incremental · complete/);
+    await expandRow(page, CONNECTION);
+    await expandRow(page, 'canvas');
+    await contextMenu(page, treeRow(page, 'accounts'), 'Query Table...');
+    await pickStep(page, 'Query Table (1/2)');
+    await page.keyboard.press('Enter');
+    const { text } = await pickStep(page, 'Query Table (2/2)', 'Changes since');
+    await screenshot(page, 'jobs-ui-9-after-reload-changes-offered');
+    assert.ok(text.includes(`Changes since ${until}`), `after a reload the incremental from ${until} is pre-selected: ${text}`);
+    await page.keyboard.press('Escape');
+  });
+});
