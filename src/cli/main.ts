@@ -1,8 +1,10 @@
 // Entry point of the dq command: wires the process (streams, environment, Ctrl-C) to runCli.
 
 import { runCli } from './cli';
+import { tuneMemory } from './memoryTuning';
 
 function main(): void {
+  tuneMemory();
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals): void => {

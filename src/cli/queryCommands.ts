@@ -13,6 +13,7 @@ import { EXIT } from './exitCodes';
 import { printJson, withClient } from './dataCommands';
 import { progressWanted } from './globalOptions';
 import { parseConcurrency, parseDateTime, parseFormat, parseMode, requireId, requireName } from './inputValidation';
+import { downloadCollector } from './memoryTuning';
 import { ProgressReporter } from './progressReporter';
 
 const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
@@ -126,6 +127,7 @@ async function fetchFiles(
   format: string | undefined,
   progress: ProgressReporter,
 ): Promise<DownloadedFile[]> {
+  const collect = downloadCollector();
   try {
     return await client.downloadJob(job, {
       dir,
@@ -133,7 +135,10 @@ async function fetchFiles(
       decompress: ctx.args.options.decompress === true,
       concurrency: parseConcurrency(ctx.args.options.concurrency),
       signal: ctx.io.interrupt,
-      onProgress: (p) => progress.download(p),
+      onProgress: (p) => {
+        collect(p.allBytes);
+        progress.download(p);
+      },
     });
   } finally {
     progress.done();

@@ -60,7 +60,7 @@ export class ApiTransport {
     let retries = 0;
     for (;;) {
       if (signal?.aborted) throw cancelledError(operation);
-      await options.limiter.acquire(operation, { priority: req.priority, signal, onQueued });
+      const slot = await options.limiter.acquire(operation, { priority: req.priority, signal, onQueued });
       const token = await options.tokens.getToken(signal);
       const started = options.clock.now();
       let answer: Exchange;
@@ -78,7 +78,7 @@ export class ApiTransport {
           body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
           signal,
           timeoutMs: options.requestTimeoutMs,
-        });
+        }).finally(() => slot.answered()); // the server counted the call somewhere before this
       } catch (err) {
         if (signal?.aborted) throw cancelledError(operation);
         const mapped = errorFromNetwork(err, operation, shown, signal);

@@ -1,7 +1,9 @@
 // One poller for every job a client waits on: a single loop sleeps until the next job is
 // due, polls the due jobs at background priority (so the get-job budget and user calls come
-// first), and backs each job off from about 1 s to 30 s, starting over when its status
-// changes. Waiters get status updates and settle when the job completes, fails or expires.
+// first), and waits between a job's polls a quarter of the time it has been watched (from
+// 1 s up to 5 minutes). A job is then never noticed much later than a quarter of its run
+// time after it ends, and the number of polls grows with the log of that time, not with the
+// time itself. Waiters get status updates and settle when the job completes, fails or expires.
 
 import type { Clock } from '../core/clock';
 import type { JobRecord } from '../core/contract';
@@ -9,7 +11,11 @@ import { nullLogger, redact, type Logger } from '../core/logger';
 import { DqError, isDqError } from './errors';
 
 export const POLL_MIN_MS = 1_000;
-export const POLL_MAX_MS = 30_000;
+export const POLL_MAX_MS = 300_000;
+/** the wait between polls, as a share of the time the job has been watched */
+const POLL_SHARE_OF_AGE = 0.25;
+/** the wait after a poll that failed (the transport has retried already) */
+const POLL_FAILED_MS = 30_000;
 /** consecutive transient failures (after the transport's own retries) before giving up */
 const MAX_POLL_FAILURES = 3;
 
@@ -25,8 +31,9 @@ interface Listener {
 interface Watched {
   jobId: string;
   listeners: Set<Listener>;
+  /** when the first waiter began watching */
+  since: number;
   dueAt: number;
-  delayMs: number;
   lastStatus?: string;
   failures: number;
   polling: boolean;
@@ -81,8 +88,8 @@ export class JobPoller {
         watched = {
           jobId,
           listeners: new Set(),
+          since: now,
           dueAt: now + (options.firstPollInMs ?? 0),
-          delayMs: this.minDelay,
           lastStatus: options.known?.status,
           failures: 0,
           polling: false,
@@ -173,13 +180,8 @@ export class JobPoller {
       } else if (job.status === 'failed') {
         this.settle(w, job, jobFailedError(job));
       } else {
-        if (changed) {
-          w.delayMs = this.minDelay;
-          for (const l of w.listeners) safeCall(l.onUpdate, job);
-        } else {
-          w.delayMs = Math.min(this.maxDelay, w.delayMs * 2);
-        }
-        w.dueAt = now + w.delayMs;
+        if (changed) for (const l of w.listeners) safeCall(l.onUpdate, job);
+        w.dueAt = now + this.delayFor(w, now);
       }
     } else {
       const err = error;
@@ -198,13 +200,17 @@ export class JobPoller {
         );
       } else if (isDqError(err) && ['rateLimited', 'server', 'network'].includes(err.kind) && ++w.failures < MAX_POLL_FAILURES) {
         this.logger.warn(`job ${w.jobId}: status check failed (${err.kind}), trying again later`);
-        w.delayMs = this.maxDelay;
-        w.dueAt = now + w.delayMs;
+        w.dueAt = now + Math.max(POLL_FAILED_MS, this.delayFor(w, now));
       } else {
         this.settle(w, undefined, err);
       }
     }
     this.wake?.abort();
+  }
+
+  /** The wait before a job's next poll: a share of its age, within the bounds. */
+  private delayFor(w: Watched, now: number): number {
+    return Math.min(this.maxDelay, Math.max(this.minDelay, Math.round((now - w.since) * POLL_SHARE_OF_AGE)));
   }
 
   private settle(w: Watched, job: JobRecord | undefined, error?: unknown): void {

@@ -1,9 +1,10 @@
 // Downloads a complete job's result objects into a folder. Each object gets a fresh
 // pre-signed link just before it starts, is fetched with no credentials of any kind, is
 // streamed into a hidden staging file named after this run (`.<name>.<run id>.part`, so two
-// runs into one folder never share one), and checked for size. Only when every object of the
-// job has arrived are the staging files moved to their final names (stagedFiles.ts), so a
-// folder holds a whole result or none of it.
+// runs into one folder never share one), and checked for size. A worker starts its next
+// object as soon as the last byte of one is in, while that one is flushed, synced and closed.
+// Only when every object of the job has arrived are the staging files moved to their final
+// names (stagedFiles.ts), so a folder holds a whole result or none of it.
 //
 // Attempts are judged by the highest byte of the object reached so far, not one by one:
 // dropped connections resume with a Range request (or skip what is already here when the
@@ -15,7 +16,9 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { request, type Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Writable } from 'node:stream';
+import { stream, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock';
 import type { JobRecord, ObjectRef } from '../core/contract';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
@@ -54,6 +57,8 @@ export interface ObjectDownloaderOptions {
 export const MAX_REFUSALS_IN_A_ROW = 8;
 const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
+/** The most of an error answer's body that is read before the connection is dropped. */
+const DISCARDED_BODY_BYTES = 64 * 1024;
 
 interface Progress {
   received: Map<string, number>;
@@ -74,11 +79,26 @@ interface Run {
   progress: Progress;
 }
 
+/** An object whose bytes are all in its sink, not yet closed. */
+interface Received {
+  object: ObjectRef;
+  /** its file name without extension */
+  base: string;
+  sink: ObjectFileSink;
+}
+
 /** How one request for an object ended. */
 type Attempt =
   | { kind: 'complete' }
   | { kind: 'refused'; status: number }
   | { kind: 'failed'; error: DqError; retryAfter?: string | string[] };
+
+/** What the status and headers of the object host's answer say. */
+type Answer =
+  | Attempt
+  | { kind: 'body'; skip: number }
+  | { kind: 'otherRange'; error: DqError }
+  | { kind: 'stop'; error: DqError };
 
 export class ObjectDownloader {
   private readonly logger: Logger;
@@ -107,19 +127,37 @@ export class ObjectDownloader {
     };
     const staged: (StagedFile | undefined)[] = new Array(objects.length);
     let firstError: unknown;
+    const fail = (err: unknown): void => {
+      if (firstError === undefined) firstError = err;
+      stop.abort();
+    };
     let next = 0;
+    // A worker receives its next object while the one before is flushed, synced and closed:
+    // its connection never waits for the disk. At most one object per worker is closing.
     const worker = async (): Promise<void> => {
+      let closing: Promise<void> = Promise.resolve();
       while (firstError === undefined && next < objects.length) {
         const index = next++;
+        const object = objects[index];
+        let received: Received;
         try {
-          staged[index] = await this.downloadOne(objects[index], index, run);
-          run.progress.doneObjects++;
-          this.report(run.progress, objects[index].id);
+          received = await this.receive(object, index, run);
         } catch (err) {
-          if (firstError === undefined) firstError = err;
-          stop.abort();
+          fail(err);
+          break;
         }
+        await closing;
+        if (firstError !== undefined) {
+          await received.sink.discard();
+          break;
+        }
+        closing = this.close(received, run).then((file) => {
+          staged[index] = file;
+          run.progress.doneObjects++;
+          this.report(run.progress, object.id);
+        }, fail);
       }
+      await closing;
     };
     try {
       await Promise.all(Array.from({ length: concurrency }, () => worker()));
@@ -157,13 +195,25 @@ export class ObjectDownloader {
     progress.received.set(objectId, bytes);
   }
 
-  private async downloadOne(object: ObjectRef, index: number, run: Run): Promise<StagedFile> {
+  /** Streams one object into a new staging file; the sink it returns has all of its bytes. */
+  private async receive(object: ObjectRef, index: number, run: Run): Promise<Received> {
     const base = objectFileBaseName(object.id, index);
     const label = `object ${index + 1}/${run.progress.totalObjects}`;
     const sink = new ObjectFileSink(runFilePath(run.dir, base, run.runId, 'part'), run.opts.decompress === true);
     await sink.open();
     try {
       await this.fetchInto(sink, object.id, label, run);
+      return { object, base, sink };
+    } catch (err) {
+      await sink.discard();
+      if (run.opts.signal?.aborted) throw cancelled();
+      throw err;
+    }
+  }
+
+  /** Flushes, syncs and closes a received object's staging file, and names its final file. */
+  private async close({ object, base, sink }: Received, run: Run): Promise<StagedFile> {
+    try {
       const result = await sink.finish();
       const format = run.opts.format ?? (await sniffFile(sink.tempPath));
       const finalPath = safeJoin(run.dir, base + resultFileExtension(format, result.fileGzip));
@@ -226,75 +276,53 @@ export class ObjectDownloader {
     const offset = sink.received;
     const headers: Record<string, string> = { 'user-agent': options.userAgent };
     if (offset > 0) headers.range = `bytes=${offset}-`;
-    let res: Dispatcher.ResponseData;
+    let answer: Answer | undefined;
+    const onBytes = (): void => {
+      this.setReceived(run.progress, objectId, sink.received);
+      this.report(run.progress, objectId);
+    };
+    let failure: unknown;
     try {
       // deliberately no Authorization or any other credential: the link carries its own
-      res = await request(url, {
-        method: 'GET',
-        dispatcher: options.dispatcher,
-        headers,
-        signal: run.signal,
-        headersTimeout: options.requestTimeoutMs,
-        bodyTimeout: options.requestTimeoutMs,
-      });
+      await stream(
+        url,
+        {
+          method: 'GET',
+          dispatcher: options.dispatcher,
+          headers,
+          signal: run.signal,
+          headersTimeout: options.requestTimeoutMs,
+          bodyTimeout: options.requestTimeoutMs,
+        },
+        ({ statusCode, headers: answered }) => {
+          logger.debug(`GET ${label} ${safeUrl(url)} ${statusCode}${offset > 0 ? ` from byte ${offset}` : ''}`);
+          answer = judgeAnswer(statusCode, answered, offset, known, label);
+          if (answer.kind !== 'body') return discardBody();
+          if (answer.skip > 0) logger.info(`${label}: the object host ignored the Range request; skipping the ${offset} bytes already here`);
+          sink.skipNext(answer.skip);
+          return sink.writable(onBytes);
+        },
+      );
     } catch (err) {
-      return networkFailure(err, url, label, run.signal);
+      failure = err;
     }
-    const status = res.statusCode;
-    logger.debug(`GET ${label} ${safeUrl(url)} ${status}${offset > 0 ? ` from byte ${offset}` : ''}`);
-    if (status !== 200 && status !== 206) await res.body.dump().catch(() => undefined);
-    if (status === 403 || status === 404) return { kind: 'refused', status };
-    if (status === 416 && known.total !== undefined && offset === known.total) return { kind: 'complete' };
-    if (status === 429 || status >= 500) {
-      const error = new DqError('server', `The object host answered HTTP ${status} for ${label}`, { status, operation: 'download' });
-      return { kind: 'failed', error, retryAfter: res.headers['retry-after'] };
+    await sink.idle(); // what arrived before the end is in the sink before anything else happens
+    if (failure !== undefined) {
+      if (isDqError(failure)) throw failure;
+      // an answer that is not the object was judged by its status; its body does not matter
+      if (answer === undefined || answer.kind === 'body') return networkFailure(failure, url, label, run.signal);
     }
-    let skip = 0;
-    if (status === 200) {
-      if (offset > 0) {
-        logger.info(`${label}: the object host ignored the Range request; skipping the ${offset} bytes already here`);
-        skip = offset;
-      }
-      known.total = agreeTotal(known.total, headerNumber(res.headers['content-length']), label);
-    } else if (status === 206) {
-      const range = parseContentRange(res.headers['content-range']);
-      if (!range || range.start !== offset) {
-        await res.body.dump().catch(() => undefined);
-        logger.info(`${label}: unexpected Content-Range, starting over`);
-        await sink.restart();
-        this.setReceived(run.progress, objectId, 0);
-        const error = new DqError('invalidResponse', `The object host answered a Range request with a different range for ${label}`, { operation: 'download' });
-        return { kind: 'failed', error };
-      }
-      known.total = agreeTotal(known.total, range.total, label);
-    } else {
-      throw new DqError('server', `The object host answered HTTP ${status} for ${label}`, {
-        status,
-        operation: 'download',
-        hint: 'Try the download again; if it keeps failing, run the query again.',
-      });
+    if (answer === undefined) throw new DqError('network', `The object host gave no answer for ${label}`, { operation: 'download' });
+    if (answer.kind === 'stop') throw answer.error;
+    if (answer.kind === 'otherRange') {
+      logger.info(`${label}: unexpected Content-Range, starting over`);
+      await sink.restart();
+      this.setReceived(run.progress, objectId, 0);
+      return { kind: 'failed', error: answer.error };
     }
-    if (known.total !== undefined) run.progress.totals.set(objectId, known.total);
-
-    try {
-      for await (const chunk of res.body) {
-        let bytes = chunk as Buffer;
-        if (skip > 0) {
-          const n = Math.min(skip, bytes.length);
-          skip -= n;
-          bytes = bytes.subarray(n);
-          if (bytes.length === 0) continue;
-        }
-        await sink.write(bytes);
-        this.setReceived(run.progress, objectId, sink.received);
-        this.report(run.progress, objectId);
-      }
-    } catch (err) {
-      if (isDqError(err)) throw err;
-      return networkFailure(err, url, label, run.signal);
-    }
+    if (answer.kind !== 'body') return answer;
     if (known.total !== undefined && sink.received > known.total) throw sizeMismatch(label, known.total, sink.received);
-    if (skip > 0 || (known.total !== undefined && sink.received < known.total)) {
+    if (sink.skipping > 0 || (known.total !== undefined && sink.received < known.total)) {
       const of = known.total === undefined ? '' : ` of ${known.total}`;
       const error = new DqError('network', `The connection ended after ${sink.received}${of} bytes of ${label}`, { operation: 'download' });
       return { kind: 'failed', error };
@@ -319,6 +347,54 @@ function workerCount(concurrency: number | undefined, objects: number): number {
     });
   }
   return Math.max(1, Math.min(wanted, objects));
+}
+
+/**
+ * What an answer of the object host means, from its status and headers alone: the body is the
+ * rest of the object (after `skip` bytes already here), or the attempt ended with `Attempt`,
+ * or the host sent another range than asked (start over), or the download must stop.
+ */
+function judgeAnswer(status: number, headers: IncomingHttpHeaders, offset: number, known: { total?: number }, label: string): Answer {
+  if (status === 403 || status === 404) return { kind: 'refused', status };
+  if (status === 416 && known.total !== undefined && offset === known.total) return { kind: 'complete' };
+  if (status === 429 || status >= 500) {
+    const error = new DqError('server', `The object host answered HTTP ${status} for ${label}`, { status, operation: 'download' });
+    return { kind: 'failed', error, retryAfter: headers['retry-after'] };
+  }
+  try {
+    if (status === 200) {
+      known.total = agreeTotal(known.total, headerNumber(headers['content-length']), label);
+      return { kind: 'body', skip: offset };
+    }
+    if (status === 206) {
+      const range = parseContentRange(headers['content-range']);
+      if (!range || range.start !== offset) {
+        const error = new DqError('invalidResponse', `The object host answered a Range request with a different range for ${label}`, { operation: 'download' });
+        return { kind: 'otherRange', error };
+      }
+      known.total = agreeTotal(known.total, range.total, label);
+      return { kind: 'body', skip: 0 };
+    }
+  } catch (err) {
+    return { kind: 'stop', error: err as DqError };
+  }
+  const error = new DqError('server', `The object host answered HTTP ${status} for ${label}`, {
+    status,
+    operation: 'download',
+    hint: 'Try the download again; if it keeps failing, run the query again.',
+  });
+  return { kind: 'stop', error };
+}
+
+/** Reads and drops the body of an answer that is not the object, up to a bound. */
+function discardBody(): Writable {
+  let left = DISCARDED_BODY_BYTES;
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      left -= chunk.length;
+      done(left < 0 ? new Error('the error answer is too long') : null);
+    },
+  });
 }
 
 /** Creates the folder; returns the first folder this created, if any, for cleaning up. */

@@ -1,10 +1,12 @@
 // Client-side pre-filter for the service's per-operation rate limits. Each operation keeps a
 // sliding log of start times: a call may start only while fewer than N starts lie in the
 // last windowMs, so no window of that length ever holds more than N starts (a token bucket
-// of size N can let 2N through). User calls go before background polling; a 429 closes a
-// per-operation pause gate until its Retry-After has passed (never longer than the longest
-// wait allowed). The sign-in has a pause gate of its own and no window. The server stays the
-// authority.
+// of size N can let 2N through). The server counts a call when it arrives, which is later
+// than the client's start (a token to fetch, the way there): so a call's start moves to when
+// its answer came back, and the client's window never opens before the server's. User calls
+// go before background polling; a 429 closes a per-operation pause gate until its
+// Retry-After has passed (never longer than the longest wait allowed). The sign-in has a
+// pause gate of its own and no window. The server stays the authority.
 
 import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
@@ -24,9 +26,21 @@ interface Waiter {
   cleanup: () => void;
 }
 
+/** One counted start; `at` only ever moves later. */
+interface Start {
+  at: number;
+}
+
+/** The start a call was granted. */
+export interface RateSlot {
+  /** The call's answer (or failure) is here: its start now counts from this moment. */
+  answered(): void;
+}
+
 interface OperationState {
   limit: number;
-  starts: number[];
+  /** oldest first */
+  starts: Start[];
   queue: Waiter[];
   pausedUntil: number;
   pumping: boolean;
@@ -73,8 +87,11 @@ export class OperationLimiter {
     if (!(this.windowMs > 0)) throw new DqError('usage', 'The rate window must be a positive number of milliseconds');
   }
 
-  /** Resolves when `operation` may start one call; the start is counted at that moment. */
-  acquire(operation: Gate, options: AcquireOptions = {}): Promise<void> {
+  /**
+   * Resolves when `operation` may start one call; the start is counted from that moment
+   * until the caller says the call was answered.
+   */
+  acquire(operation: Gate, options: AcquireOptions = {}): Promise<RateSlot> {
     const state = this.state(operation);
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(cancelled(operation));
@@ -82,15 +99,12 @@ export class OperationLimiter {
     this.prune(state);
     const canGoNow =
       state.queue.length === 0 && this.clock.now() >= state.pausedUntil && state.starts.length < state.limit;
-    if (canGoNow) {
-      state.starts.push(this.clock.now());
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
+    if (canGoNow) return Promise.resolve(this.take(state));
+    return new Promise<RateSlot>((resolve, reject) => {
       const waiter: Waiter = {
         priority,
         seq: this.seq++,
-        resolve,
+        resolve: () => resolve(this.take(state)),
         reject,
         cleanup: () => signal?.removeEventListener('abort', onAbort),
       };
@@ -130,7 +144,7 @@ export class OperationLimiter {
     return operations.map(([operation, state]) => {
       this.prune(state);
       const remaining = Math.max(0, state.limit - state.starts.length);
-      const resetInMs = remaining > 0 ? 0 : Math.max(0, state.starts[0] + this.windowMs - now);
+      const resetInMs = remaining > 0 ? 0 : Math.max(0, state.starts[0].at + this.windowMs - now);
       return {
         operation,
         limit: state.limit,
@@ -149,7 +163,21 @@ export class OperationLimiter {
 
   private prune(state: OperationState): void {
     const cutoff = this.clock.now() - this.windowMs;
-    while (state.starts.length > 0 && state.starts[0] <= cutoff) state.starts.shift();
+    while (state.starts.length > 0 && state.starts[0].at <= cutoff) state.starts.shift();
+  }
+
+  /** Counts a start now; its answer moves it to the end of the log (the newest time). */
+  private take(state: OperationState): RateSlot {
+    const start: Start = { at: this.clock.now() };
+    state.starts.push(start);
+    return {
+      answered: () => {
+        const i = state.starts.indexOf(start);
+        if (i >= 0) state.starts.splice(i, 1);
+        start.at = this.clock.now();
+        state.starts.push(start);
+      },
+    };
   }
 
   private enqueue(state: OperationState, waiter: Waiter): void {
@@ -164,7 +192,7 @@ export class OperationLimiter {
   private tellQueued(state: OperationState, waiter: Waiter, onQueued: AcquireOptions['onQueued']): void {
     if (!onQueued) return;
     const now = this.clock.now();
-    const starts = [...state.starts];
+    const starts = state.starts.map((s) => s.at);
     let windowAt = now;
     let at = now;
     for (let i = 0; i <= state.queue.indexOf(waiter); i++) {
@@ -199,11 +227,10 @@ export class OperationLimiter {
       while (state.queue.length > 0 && now >= state.pausedUntil && state.starts.length < state.limit) {
         const waiter = state.queue.shift() as Waiter;
         waiter.cleanup();
-        state.starts.push(now);
         waiter.resolve();
       }
       if (state.queue.length === 0) return;
-      const windowFreeAt = state.starts.length >= state.limit ? state.starts[0] + this.windowMs : now;
+      const windowFreeAt = state.starts.length >= state.limit ? state.starts[0].at + this.windowMs : now;
       const wakeAt = Math.max(state.pausedUntil, windowFreeAt);
       const wake = new AbortController();
       state.wake = wake;

@@ -19,19 +19,44 @@ function scripted(clock: FakeClock, script: Record<string, JobStatus[]>) {
 }
 
 describe('JobPoller', () => {
-  it('backs off from 1 s to 30 s while nothing changes and starts over when the status changes', async () => {
+  it('waits a quarter of the time it has watched a job between polls, from 1 s up to 5 minutes', async () => {
     const clock = new FakeClock();
-    const statuses: JobStatus[] = [...Array(8).fill('waiting'), ...Array(3).fill('running'), 'complete'];
+    const statuses: JobStatus[] = [...Array(20).fill('waiting'), ...Array(20).fill('running'), 'complete'];
     const { polls, fetchJob } = scripted(clock, { j: statuses });
     const poller = new JobPoller({ fetchJob, clock });
     const updates: string[] = [];
     const t0 = clock.now();
     const job = await clock.run(poller.watch('j', { onUpdate: (r) => updates.push(r.status) }));
     assert.equal(job.status, 'complete');
-    const gaps = polls.slice(1).map((p, i) => (p.at - polls[i].at) / 1000);
-    assert.deepEqual(gaps, [1, 2, 4, 8, 16, 30, 30, 30, 1, 2, 4]);
     assert.equal(polls[0].at, t0, 'the first poll is immediate');
+    const gaps = polls.slice(1).map((p, i) => ({ age: polls[i].at - t0, gap: p.at - polls[i].at }));
+    assert.deepEqual(gaps.slice(0, 5).map((g) => g.gap), [1_000, 1_000, 1_000, 1_000, 1_000], 'a young job is checked every second');
+    for (const { age, gap } of gaps) assert.equal(gap, Math.min(300_000, Math.max(1_000, Math.round(age / 4))), `gap after ${age} ms`);
+    assert.ok(gaps.some((g) => g.gap === 300_000), 'the run reached the 5-minute cap');
     assert.deepEqual(updates, ['waiting', 'running', 'complete']);
+  });
+
+  it('polls a job a number of times that grows with the log of its duration', async () => {
+    /** polls until a job of `durationMs` is seen complete, and how late that was */
+    const pollsFor = async (durationMs: number) => {
+      const clock = new FakeClock();
+      const t0 = clock.now();
+      let calls = 0;
+      const poller = new JobPoller({
+        clock,
+        fetchJob: async (id) => {
+          calls++;
+          return clock.now() - t0 >= durationMs ? { id, status: 'complete', objects: [] } : { id, status: 'running' };
+        },
+      });
+      await clock.run(poller.watch('j'), 10_000);
+      return { calls, lateMs: clock.now() - t0 - durationMs };
+    };
+    const [fiveMinutes, halfHour, twoHours] = await Promise.all([300_000, 1_800_000, 7_200_000].map(pollsFor));
+    assert.ok(halfHour.calls - fiveMinutes.calls <= 10, `a 6x longer job adds ${halfHour.calls - fiveMinutes.calls} polls`);
+    assert.ok(twoHours.calls < 60, `two hours took ${twoHours.calls} polls (every 5 s would be 1,440)`);
+    assert.ok(fiveMinutes.lateMs <= 300_000 / 4, `a 5-minute job was seen ${fiveMinutes.lateMs} ms after it ended`);
+    assert.ok(twoHours.lateMs <= 300_000, `a 2-hour job was seen ${twoHours.lateMs} ms after it ended`);
   });
 
   it('polls many jobs from one loop with a single pending timer', async () => {

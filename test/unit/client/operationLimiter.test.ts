@@ -3,6 +3,7 @@ import { DEFAULT_RATE_LIMITS, type Operation } from '../../../src/core/contract'
 import { isDqError } from '../../../src/client/errors';
 import { OperationLimiter } from '../../../src/client/operationLimiter';
 import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
+import { CLIENT_ID, CLIENT_SECRET, makeFixture } from './clientFixture';
 
 const WINDOW = 60_000;
 
@@ -104,6 +105,41 @@ describe('OperationLimiter', () => {
     const t0 = clock.now();
     await clock.run(next);
     assert.equal(nextStartedAt, t0 + WINDOW, 'the next caller got the slot the cancelled one gave up');
+  });
+
+  it('counts a start from when its answer came back, so the next window opens a window after the answer', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { createJob: 1 });
+    const t0 = clock.now();
+    const slot = await limiter.acquire('createJob');
+    await clock.advance(5_000); // the call on its way to the server and back
+    slot.answered();
+    let nextStartedAt: number | undefined;
+    const next = limiter.acquire('createJob').then(() => (nextStartedAt = clock.now()));
+    await clock.advance(WINDOW - 5_000);
+    assert.equal(nextStartedAt, undefined, 'a window after the start is too early: the server counted the call later');
+    await clock.run(next);
+    assert.equal(nextStartedAt, t0 + 5_000 + WINDOW);
+  });
+
+  it('a burst never arrives at the server faster than its window allows, however long the sign-in takes', async () => {
+    let clock!: FakeClock;
+    const fixture = makeFixture({
+      rateLimits: { createJob: 2 },
+      credentials: async () => {
+        await clock.sleep(5_000); // a slow sign-in holds the first calls after their starts
+        return { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET };
+      },
+    });
+    clock = fixture.clock;
+    const arrivals: number[] = [];
+    fixture.gateway.onLogin(() => clock.now()).on('POST', '/dap/query/canvas/table/accounts/data', () => {
+      arrivals.push(clock.now());
+      return { status: 200, body: { id: 'j', status: 'complete', objects: [] } };
+    });
+    await clock.run(Promise.all(Array.from({ length: 6 }, () => fixture.client.createJob('canvas', 'accounts', { format: 'csv' }))));
+    assert.equal(arrivals.length, 6);
+    assert.equal(busiestWindow(arrivals), 2, 'no window of the server holds more than the limit');
   });
 
   it('rejects at once when the signal is already aborted', async () => {
