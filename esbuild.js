@@ -25,6 +25,8 @@ const builds = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: duckdb },
   // the SQL engine's child process; DuckDB's native binding ships beside it (scripts/packageVsix.js)
   { ...common, entryPoints: ['src/engine/engineHost.ts'], outfile: 'dist/engineHost.js', external: duckdb },
+  // the sync's child process (one per run): DuckDB and the PostgreSQL driver stay out of the extension host
+  { ...common, entryPoints: ['src/sync/syncHost.ts'], outfile: 'dist/syncHost.js', external: duckdb },
   // the preview grid, for the webview (a browser page): its script and its style sheet
   {
     ...common,

@@ -10,18 +10,23 @@ import type { CommandSpec } from './commandSpec';
 import { columnsCommand, jobCommand, schemaCommand, tablesCommand, urlsCommand, waitCommand } from './dataCommands';
 import { emulatorCommand } from './emulatorCommand';
 import { EXIT, exitCodeFor } from './exitCodes';
+import { findColumnCommand } from './findColumnCommand';
 import { GLOBAL_OPTIONS } from './globalOptions';
 import { downloadCommand, queryCommand } from './queryCommands';
+import { syncCommand, syncStatusCommand } from './syncCommands';
 
 const COMMANDS: readonly CommandSpec[] = [
   tablesCommand,
   schemaCommand,
   columnsCommand,
+  findColumnCommand,
   queryCommand,
   jobCommand,
   waitCommand,
   downloadCommand,
   urlsCommand,
+  syncCommand,
+  syncStatusCommand,
   emulatorCommand,
 ];
 

@@ -74,7 +74,7 @@ export const columnsCommand: CommandSpec = {
     if (ctx.args.options.json) {
       printJson(
         ctx,
-        columns.map((c) => ({ name: c.name, type: c.type, key: c.part === 'key', required: c.required, description: c.description ?? null })),
+        columns.map((c) => ({ name: c.name, type: c.type, key: c.part === 'key', required: c.required, description: c.description ?? null, problem: c.problem ?? null })),
       );
     } else {
       ctx.io.stdout.write(formatColumns(columns));
@@ -89,7 +89,7 @@ function formatColumns(columns: Column[]): string {
     c.type,
     c.part === 'key' ? 'key' : '-',
     c.required ? 'required' : 'optional',
-    (c.description ?? '').replace(/\s+/g, ' '),
+    [c.description ?? '', c.problem ? `(not read whole: ${c.problem})` : ''].join(' ').replace(/\s+/g, ' ').trim(),
   ]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length), 1));
   return rows.map((r) => `${r.slice(0, 4).map((v, i) => v.padEnd(widths[i])).join('  ')}  ${r[4]}`.trimEnd() + '\n').join('');

@@ -1,8 +1,11 @@
 // Walks a table schema envelope (contract 2.2) into a flat list of columns: the primary-key
 // columns from `properties.key`, the others from `properties.value`. `$ref`s into
-// `definitions`/`$defs` are resolved; cycles are cut rather than followed forever.
+// `definitions`/`$defs` are resolved; cycles are cut rather than followed forever. A schema
+// that breaks the contract (unknown types, dangling or cyclic references, odd shapes) yields
+// what can be read, with a `problem` on each column that could not be read whole.
 
 import type { JsonSchema, SchemaEnvelope } from './contract';
+import { isRecord } from './isRecord';
 
 export interface Column {
   /** dotted path inside its part, e.g. `id`, `address.city` for an object member */
@@ -17,7 +20,18 @@ export interface Column {
   enumValues?: unknown[];
   maxLength?: number;
   defaultValue?: unknown;
+  /** the shared definition (`$ref`) the column's schema comes from */
+  reference?: string;
+  /** the `name` of the object column this one is a member of */
+  parent?: string;
+  /** what could not be read of this column, in words for a person */
+  problem?: string;
 }
+
+/** Nested objects deeper than this are shown as objects without their members. */
+export const MAX_NESTING = 6;
+
+const KNOWN_TYPES = new Set(['integer', 'number', 'string', 'boolean', 'object', 'array', 'null']);
 
 export class SchemaError extends Error {
   constructor(message: string) {
@@ -59,13 +73,13 @@ function lookupPointer(root: JsonSchema, ref: string): JsonSchema | undefined {
 export function typeLabel(root: JsonSchema, schema: JsonSchema, depth = 0): string {
   const s = resolveRef(root, schema);
   const variants = s.oneOf ?? s.anyOf;
-  if (variants && variants.length > 0) {
+  if (Array.isArray(variants) && variants.length > 0) {
     if (depth > 4) return 'oneOf';
-    const labels = variants.map((v) => typeLabel(root, v, depth + 1)).filter((l) => l !== 'null');
+    const labels = variants.filter(isRecord).map((v) => typeLabel(root, v, depth + 1)).filter((l) => l !== 'null');
     const unique = [...new Set(labels)];
     return unique.length === 0 ? 'null' : unique.join(' | ');
   }
-  if (s.enum) return 'enum';
+  if (Array.isArray(s.enum)) return 'enum';
   const declared = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   const types = declared.filter((t) => t !== 'null');
   if (declared.length > 0 && types.length === 0) return 'null';
@@ -76,11 +90,11 @@ export function typeLabel(root: JsonSchema, schema: JsonSchema, depth = 0): stri
     case 'string':
       return s.format === 'date-time' || s.format === 'date' ? s.format : 'string';
     case 'array':
-      return s.items && depth < 4 ? `array<${typeLabel(root, s.items, depth + 1)}>` : 'array';
+      return isRecord(s.items) && depth < 4 ? `array<${typeLabel(root, s.items, depth + 1)}>` : 'array';
     case undefined:
       return s.properties ? 'object' : 'any';
     default:
-      return t;
+      return typeof t === 'string' ? t : 'any';
   }
 }
 
@@ -91,41 +105,123 @@ export function typeLabel(root: JsonSchema, schema: JsonSchema, depth = 0): stri
  */
 export function columnsOf(envelope: SchemaEnvelope): Column[] {
   const root = envelope.schema;
-  if (!root || typeof root !== 'object') throw new SchemaError('The schema is empty.');
+  if (!isRecord(root)) throw new SchemaError('The schema is empty.');
   const top = resolveRef(root, root);
-  const props = top.properties ?? {};
+  const props = isRecord(top.properties) ? top.properties : {};
   const columns: Column[] = [];
   for (const part of ['key', 'value'] as const) {
     const partSchema = props[part];
-    if (!partSchema) continue;
-    walk(root, resolveRef(root, partSchema), part, '', columns, part === 'key', 0);
+    if (!isRecord(partSchema)) continue;
+    const resolved = readColumnSchema(root, partSchema, new Set());
+    walk(root, resolved.schema, { part, out: columns, allRequired: part === 'key', depth: 0, refs: resolved.refs });
   }
   return columns;
 }
 
-function walk(
-  root: JsonSchema,
-  objectSchema: JsonSchema,
-  part: 'key' | 'value',
-  prefix: string,
-  out: Column[],
-  allRequired: boolean,
-  depth: number,
-): void {
-  const required = new Set(objectSchema.required ?? []);
-  for (const [name, raw] of Object.entries(objectSchema.properties ?? {})) {
-    const schema = resolveRef(root, raw);
+/** The member columns of an object column, or the table's top-level columns without one. */
+export function childrenOf(columns: readonly Column[], part: Column['part'], parent?: string): Column[] {
+  return columns.filter((c) => c.part === part && c.parent === parent);
+}
+
+/** A column's own name within its parent object. */
+export function fieldName(column: Column): string {
+  return column.parent === undefined ? column.name : column.name.slice(column.parent.length + 1);
+}
+
+interface WalkState {
+  part: Column['part'];
+  out: Column[];
+  allRequired: boolean;
+  depth: number;
+  /** references followed to reach this object, so a member that leads back is cut */
+  refs: ReadonlySet<string>;
+  parent?: string;
+}
+
+interface ReadSchema {
+  schema: JsonSchema;
+  refs: ReadonlySet<string>;
+  problem?: string;
+}
+
+function readColumnSchema(root: JsonSchema, raw: unknown, refs: ReadonlySet<string>): ReadSchema {
+  if (!isRecord(raw)) return { schema: {}, refs, problem: 'its schema is not an object' };
+  const followed = new Set(refs);
+  let current = raw as JsonSchema;
+  while (typeof current.$ref === 'string') {
+    const ref = current.$ref;
+    const target = lookupPointer(root, ref);
+    if (target && followed.has(ref)) {
+      return { schema: { ...withoutRef(target), ...withoutRef(current) }, refs: followed, problem: `its reference ${ref} leads back to itself: not expanded` };
+    }
+    followed.add(ref);
+    if (!target) return { schema: withoutRef(current), refs: followed, problem: `its reference ${ref} points at nothing` };
+    current = { ...target, ...withoutRef(current) };
+  }
+  return { schema: current, refs: followed };
+}
+
+function withoutRef(schema: JsonSchema): JsonSchema {
+  const { $ref: _dropped, ...rest } = schema;
+  void _dropped;
+  return rest;
+}
+
+function safeTypeLabel(root: JsonSchema, schema: JsonSchema): { type: string; problem?: string } {
+  try {
+    return { type: typeLabel(root, schema) };
+  } catch (err) {
+    return { type: 'any', problem: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function unknownTypeProblem(schema: JsonSchema): string | undefined {
+  const declared = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
+  const odd = declared.filter((t) => typeof t !== 'string' || !KNOWN_TYPES.has(t));
+  return odd.length > 0 ? `unknown type ${odd.map((t) => JSON.stringify(t)).join(', ')}` : undefined;
+}
+
+function walk(root: JsonSchema, objectSchema: JsonSchema, state: WalkState): void {
+  const required = new Set(Array.isArray(objectSchema.required) ? objectSchema.required : []);
+  const properties = isRecord(objectSchema.properties) ? objectSchema.properties : {};
+  for (const [name, raw] of Object.entries(properties)) {
+    const read = readColumnSchema(root, raw, state.refs);
+    const schema = read.schema;
+    const label = safeTypeLabel(root, schema);
     const column: Column = {
-      name: prefix + name,
-      part,
-      type: typeLabel(root, schema),
-      required: allRequired || required.has(name),
+      name: state.parent === undefined ? name : `${state.parent}.${name}`,
+      part: state.part,
+      type: label.type,
+      required: state.allRequired || required.has(name),
     };
-    if (schema.description) column.description = schema.description;
-    if (schema.enum) column.enumValues = schema.enum;
+    if (state.parent !== undefined) column.parent = state.parent;
+    if (isRecord(raw) && typeof raw.$ref === 'string') column.reference = raw.$ref;
+    if (typeof schema.description === 'string') column.description = schema.description;
+    if (Array.isArray(schema.enum)) column.enumValues = schema.enum;
     if (typeof schema.maxLength === 'number') column.maxLength = schema.maxLength;
     if (schema.default !== undefined) column.defaultValue = schema.default;
-    out.push(column);
-    if (schema.properties && depth < 6) walk(root, schema, part, `${column.name}.`, out, allRequired, depth + 1);
+    const nested = isRecord(schema.properties) && !read.problem;
+    const tooDeep = nested && state.depth >= MAX_NESTING;
+    const problem = read.problem ?? label.problem ?? unknownTypeProblem(schema) ?? (tooDeep ? `nested deeper than ${MAX_NESTING} levels: its members are not shown` : undefined);
+    if (problem) column.problem = problem;
+    state.out.push(column);
+    if (nested && !tooDeep) walk(root, schema, { ...state, depth: state.depth + 1, refs: read.refs, parent: column.name });
   }
+}
+
+/** Enum values a summary lists before it says how many more there are. */
+const ENUM_VALUES_SHOWN = 30;
+
+/** What a person reads about a column besides its name, type and description: one sentence each. */
+export function columnNotes(column: Column): string[] {
+  const notes: string[] = [];
+  if (column.enumValues) {
+    const shown = column.enumValues.slice(0, ENUM_VALUES_SHOWN).map((v) => JSON.stringify(v)).join(', ');
+    const more = column.enumValues.length > ENUM_VALUES_SHOWN ? ` and ${column.enumValues.length - ENUM_VALUES_SHOWN} more` : '';
+    notes.push(`Values: ${shown}${more}.`);
+  }
+  if (column.defaultValue !== undefined) notes.push(`Default: ${JSON.stringify(column.defaultValue)}.`);
+  if (column.maxLength !== undefined) notes.push(`At most ${column.maxLength} characters.`);
+  if (column.problem) notes.push(`Not read whole: ${column.problem}.`);
+  return notes;
 }

@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { nullLogger, type Logger } from '../core/logger';
 import { EngineError } from './engineErrors';
 import type {
+  AttachedDatabase,
   ExportSource,
   ExportTarget,
   FromHost,
@@ -91,8 +92,9 @@ export class EngineClient {
     return this.call('count', { handle, view }, signal);
   }
 
-  sql(text: string, offset: number, limit: number, signal?: AbortSignal): Promise<SqlPage> {
-    return this.call('sql', { text, offset, limit }, signal);
+  /** With `database`, the statement runs on that database file, attached read-only for it alone. */
+  sql(text: string, offset: number, limit: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<SqlPage> {
+    return this.call('sql', database ? { text, offset, limit, database } : { text, offset, limit }, signal);
   }
 
   /** `<namespace>.<table>` and `<namespace>.<table>__<job id prefix>` views for the SQL console. */

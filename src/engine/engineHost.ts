@@ -70,7 +70,7 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
     }
     case 'sql': {
       const p = params as RequestParams['sql'];
-      return engine.sql(work, p.text, p.offset, p.limit);
+      return engine.sql(work, p.text, p.offset, p.limit, p.database);
     }
     case 'registerView': {
       const p = params as RequestParams['registerView'];

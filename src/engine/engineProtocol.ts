@@ -70,7 +70,20 @@ export interface ExportTarget {
   format: 'csv' | 'parquet';
 }
 
-export type ExportSource = { handle: string; view?: View } | { sql: string };
+/**
+ * A DuckDB database file a statement runs on (a synced database): attached read-only as
+ * `alias` for that one request and detached when no request uses it any more, so the file is
+ * never held between statements and a sync can always open it for writing. The statement's
+ * default catalog is the database: `canvas.users` names its table, and the in-memory views of
+ * downloaded jobs stay reachable as `memory.<namespace>.<table>`.
+ */
+export interface AttachedDatabase {
+  path: string;
+  /** the catalog name, e.g. `synced` */
+  alias: string;
+}
+
+export type ExportSource = { handle: string; view?: View } | { sql: string; database?: AttachedDatabase };
 
 export const ENGINE_ERROR_KINDS = ['binding', 'corrupt', 'syntax', 'outOfMemory', 'cancelled', 'crashed', 'io', 'schema'] as const;
 export type EngineErrorKind = (typeof ENGINE_ERROR_KINDS)[number];
@@ -87,7 +100,7 @@ export interface RequestParams {
   open: { handle: string; source: ResultSource };
   page: { handle: string; view: View; offset: number; limit: number };
   count: { handle: string; view: View };
-  sql: { text: string; offset: number; limit: number };
+  sql: { text: string; offset: number; limit: number; database?: AttachedDatabase };
   registerView: { name: string; source: ResultSource };
   listViews: Record<string, never>;
   export: { source: ExportSource; target: ExportTarget };

@@ -5,12 +5,14 @@
 // An opened result is first served straight from its files (the first rows come at once);
 // meanwhile it is converted into a temporary Parquet file, and once that is written the
 // result's view points at it, so far pages, sorts and counts no longer rescan gzip text.
+// A statement may run on a database file (a synced database): attached read-only for the
+// requests that use it and detached as soon as none does, so the file is never held idle.
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EngineError, toEngineError } from './engineErrors';
-import type { ExportSource, ExportTarget, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
+import type { AttachedDatabase, ExportSource, ExportTarget, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
 import { jsonRows } from './rowValues';
 import { inspectFiles } from './sourceFiles';
 import { planSource, readableTypeOf, readerCall, type FileColumn, type SourcePlan } from './sourcePlan';
@@ -38,10 +40,21 @@ interface OpenResult {
 
 const PROGRESS_MS = 250;
 const ROW_ORDER = 'file_row_number';
+/** Catalog names DuckDB keeps for itself: a database is never attached under them. */
+const RESERVED_ALIASES = new Set(['memory', 'system', 'temp', 'main']);
+
+/** A database file attached read-only, and how many requests use it now. */
+interface Attachment {
+  path: string;
+  users: number;
+}
 
 export class ResultEngine {
   private readonly results = new Map<string, OpenResult>();
   private readonly views = new Map<string, ResultColumn[]>();
+  private readonly attachments = new Map<string, Attachment>();
+  /** ATTACH and DETACH run one at a time, so a detach never races an attach of the same name */
+  private catalogWork: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: DuckDBInstance,
@@ -97,8 +110,8 @@ export class ResultEngine {
     });
   }
 
-  sql(work: Work, text: string, offset: number, limit: number): Promise<SqlPage> {
-    return this.run(work, async (conn) => {
+  sql(work: Work, text: string, offset: number, limit: number, database?: AttachedDatabase): Promise<SqlPage> {
+    return this.run(work, (conn) => this.onDatabase(conn, database, async () => {
       const statements = await conn.extractStatements(text);
       if (statements.count === 0) throw new EngineError('syntax', 'There is no SQL statement to run. Write one, then run it.');
       for (let i = 0; i < statements.count - 1; i++) await (await statements.prepare(i)).run();
@@ -110,7 +123,7 @@ export class ResultEngine {
         offset,
         statementKind: this.statementKinds[last.statementType] ?? 'UNKNOWN',
       };
-    });
+    }));
   }
 
   /** `namespace.table` becomes view `table` in schema `namespace`, reading the files directly. */
@@ -135,9 +148,10 @@ export class ResultEngine {
     const result = 'handle' in source ? this.result(source.handle) : undefined;
     const view = 'handle' in source ? (source.view ?? {}) : {};
     const query = result ? this.viewQuery(result, view) : { sql: withoutTrailingSemicolons((source as { sql: string }).sql), params: [] };
+    const database = 'sql' in source ? source.database : undefined;
     const partial = `${target.path}.partial`;
     const options = target.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
-    return this.run(work, async (conn) => {
+    return this.run(work, (conn) => this.onDatabase(conn, database, async () => {
       if (result) await checkFilterValues(conn, view, result.columns);
       await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
       const timer = setInterval(() => work.progress(Math.max(0, Number(conn.progress.rows_processed))), PROGRESS_MS);
@@ -153,7 +167,7 @@ export class ResultEngine {
       } finally {
         clearInterval(timer);
       }
-    });
+    }));
   }
 
   async closeHandle(id: string): Promise<void> {
@@ -164,6 +178,63 @@ export class ResultEngine {
     result.converting?.interrupt();
     await result.conversion;
     await this.drop(result);
+  }
+
+  /** Runs `task` with `database` attached and as the connection's default catalog. */
+  private async onDatabase<T>(conn: DuckDBConnection, database: AttachedDatabase | undefined, task: () => Promise<T>): Promise<T> {
+    if (!database) return task();
+    await this.attach(database);
+    try {
+      await conn.run(`USE ${quoteIdent(database.alias)}`);
+      return await task();
+    } finally {
+      await this.detach(database);
+    }
+  }
+
+  private attach(database: AttachedDatabase): Promise<void> {
+    return this.oneAtATime(async () => {
+      const held = this.attachments.get(database.alias);
+      if (held && held.path === database.path) {
+        held.users++;
+        return;
+      }
+      if (held) throw new EngineError('io', `Another database is open as "${database.alias}" for a statement still running. Run this one again when it has finished.`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database.alias) || RESERVED_ALIASES.has(database.alias.toLowerCase())) {
+        throw new EngineError('syntax', `"${database.alias}" cannot name an attached database: use a plain name other than ${[...RESERVED_ALIASES].join(', ')}.`);
+      }
+      const conn = await this.db.connect();
+      try {
+        await conn.run(`ATTACH ${quoteString(database.path)} AS ${quoteIdent(database.alias)} (READ_ONLY)`);
+      } catch (err) {
+        throw attachError(database, err);
+      } finally {
+        conn.closeSync();
+      }
+      this.attachments.set(database.alias, { path: database.path, users: 1 });
+    });
+  }
+
+  private detach(database: AttachedDatabase): Promise<void> {
+    return this.oneAtATime(async () => {
+      const held = this.attachments.get(database.alias);
+      if (!held || held.path !== database.path || --held.users > 0) return;
+      this.attachments.delete(database.alias);
+      const conn = await this.db.connect();
+      try {
+        await conn.run(`DETACH ${quoteIdent(database.alias)}`);
+      } catch (err) {
+        this.log(`database ${database.alias} could not be detached: ${toEngineError(err).message}`);
+      } finally {
+        conn.closeSync();
+      }
+    });
+  }
+
+  private oneAtATime<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.catalogWork.then(task, task);
+    this.catalogWork = next.catch(() => undefined);
+    return next;
   }
 
   private result(id: string): OpenResult {
@@ -259,6 +330,22 @@ async function checkFilterValues(conn: DuckDBConnection, view: View, columns: Re
 function columnsOf(reader: DuckDBResultReader): ResultColumn[] {
   const types = reader.columnTypes();
   return reader.columnNames().map((name, i) => ({ name, type: readableTypeOf(String(types[i])), sqlType: String(types[i]) }));
+}
+
+/** Why a database file could not be opened, in words that say what to do. */
+function attachError(database: AttachedDatabase, err: unknown): EngineError {
+  const raw = err instanceof Error ? err.message : String(err);
+  const holder = /Conflicting lock is held in (.*?) \(PID (\d+)\)/.exec(raw);
+  if (holder) {
+    return new EngineError(
+      'io',
+      `The database ${database.path} is open for writing by another process (${holder[1]}, PID ${holder[2]}), such as a sync that is running. Run the statement again when it has finished.`,
+    );
+  }
+  if (/database does not exist/i.test(raw)) {
+    return new EngineError('io', `There is no database at ${database.path} yet. Sync a table first, then run the statement again.`);
+  }
+  return toEngineError(err);
 }
 
 function whole(n: number): number {

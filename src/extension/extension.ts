@@ -7,6 +7,8 @@ import { DataQueryClient } from '../client/dataQueryClient';
 import { createDispatcher } from '../client/dispatcher';
 import { startEmulator } from '../emulator/emulator';
 import { EngineClient } from '../engine/engineClient';
+import { systemClock } from '../core/clock';
+import { SchemaCache } from '../core/schemaCache';
 import type { JobsModel } from '../jobs/jobsModel';
 import { ClientPool } from './connections/clientPool';
 import { ConnectionStore } from './connections/connectionStore';
@@ -18,10 +20,15 @@ import { registerJobsFeature } from './jobs/jobsFeature';
 import type { JobsViewNode } from './jobs/jobsNodes';
 import { readRateLimits } from './jobs/jobSettings';
 import { ExplorerTreeProvider } from './explorer/explorerTreeProvider';
+import { SchemaReader } from './explorer/schemaReader';
 import { outputChannelLogger } from './logging/outputChannelLogger';
 import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
 import { registerPreview } from './preview/previewCommands';
 import { readProxySettings } from './proxySettings';
+import { registerSchemaFeature } from './schema/schemaFeature';
+import { SyncedExplorerTreeProvider } from './sync/syncedExplorerTreeProvider';
+import { SyncedTablesModel } from './sync/syncedTablesModel';
+import { registerSyncFeature } from './sync/syncFeature';
 
 /** What activate() returns: the explorer and its view, so tests can read the tree as a user sees it. */
 export interface DataQueryExtensionApi {
@@ -30,6 +37,8 @@ export interface DataQueryExtensionApi {
   /** every query job of this workspace, as the Jobs view and the status bar show them */
   jobs: JobsModel;
   jobsView: vscode.TreeView<JobsViewNode>;
+  /** the tables the sync target holds, as the explorer marks them */
+  syncedTables: SyncedTablesModel;
 }
 
 let stopping: (() => Promise<void>) | undefined;
@@ -52,7 +61,8 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     logger,
     userAgent,
   });
-  const explorer = new ExplorerTreeProvider(store, pool, logger);
+  const syncedTables = new SyncedTablesModel(context.globalState, systemClock);
+  const explorer = new SyncedExplorerTreeProvider(syncedTables, store, pool, logger, new SchemaReader(new SchemaCache(context.globalState, systemClock), pool));
   const explorerView = vscode.window.createTreeView('dataQuery.explorer', { treeDataProvider: explorer, showCollapseAll: true });
 
   const onSettingsChanged = (): void => explorer.connectionsChanged(pool.retain(store.list()));
@@ -73,6 +83,9 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     ...registerExplorerCommands(explorer, channel),
   );
   const jobs = registerJobsFeature(context, { store, pool, logger, userAgent, createDispatcher: () => createDispatcher(readProxySettings()) });
+  context.subscriptions.push(
+    ...registerSchemaFeature({ explorer, view: explorerView, store, pool, logger, jobs: jobs.model, extensionUri: context.extensionUri, clock: systemClock }),
+  );
   const engine = new EngineClient({
     hostScript: context.asAbsolutePath(path.join('dist', 'engineHost.js')),
     tempDir: path.join(context.globalStorageUri.fsPath, 'engine'),
@@ -81,14 +94,17 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   context.subscriptions.push(
     ...registerPreview({ engine, jobs: jobDownloads(jobs.model, schemaFromConnections(store, pool), logger), extensionUri: context.extensionUri, logger }),
   );
+  const sync = registerSyncFeature({ context, model: syncedTables, explorer, store, pool, sample, logger, userAgent });
+  context.subscriptions.push(syncedTables, ...sync.disposables);
   stopping = async () => {
+    sync.stop();
     await engine.dispose();
     jobs.stop();
     await pool.dispose();
     await sample.dispose();
   };
   logger.info(`Data Query Explorer ${version} activated.`);
-  return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView };
+  return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables };
 }
 
 export async function deactivate(): Promise<void> {

@@ -2,8 +2,11 @@
 // command. Pure apart from building VS Code's TreeItem objects; the provider supplies the time.
 
 import * as vscode from 'vscode';
+import { columnNotes, fieldName } from '../../core/schema';
+import { formatAge } from '../../jobs/statusTexts';
 import { missingCredentials } from '../connections/clientPool';
-import type { ConnectionNode, ExplorerNode, WaitingNode } from './explorerNodes';
+import { markdownText } from '../ui/markdownText';
+import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, TableNode, WaitingNode } from './explorerNodes';
 
 export const SET_CREDENTIALS_COMMAND = 'dataQuery.setCredentials';
 
@@ -11,21 +14,12 @@ export function treeItem(node: ExplorerNode, now: number): vscode.TreeItem {
   switch (node.kind) {
     case 'connection':
       return node.needsCredentials ? credentialsNeededItem(node) : connectionItem(node);
-    case 'namespace': {
-      const item = new vscode.TreeItem(node.namespace, vscode.TreeItemCollapsibleState.Collapsed);
-      item.iconPath = new vscode.ThemeIcon('symbol-namespace');
-      item.contextValue = 'dataQuery.namespace';
-      item.id = node.id;
-      return item;
-    }
-    case 'table': {
-      const item = new vscode.TreeItem(node.table, vscode.TreeItemCollapsibleState.None);
-      item.iconPath = new vscode.ThemeIcon('table');
-      item.contextValue = 'dataQuery.table';
-      item.tooltip = `${node.namespace}.${node.table}`;
-      item.id = node.id;
-      return item;
-    }
+    case 'namespace':
+      return namespaceItem(node, now);
+    case 'table':
+      return tableItem(node, now);
+    case 'column':
+      return columnItem(node);
     case 'error': {
       const item = new vscode.TreeItem(node.message, vscode.TreeItemCollapsibleState.None);
       item.description = node.action.title;
@@ -48,14 +42,91 @@ export function treeItem(node: ExplorerNode, now: number): vscode.TreeItem {
   }
 }
 
+function namespaceItem(node: NamespaceNode, now: number): vscode.TreeItem {
+  const item = new vscode.TreeItem(node.namespace, vscode.TreeItemCollapsibleState.Collapsed);
+  item.iconPath = new vscode.ThemeIcon('symbol-namespace');
+  item.contextValue = 'dataQuery.namespace';
+  if (node.listedAt !== undefined) item.tooltip = `${node.namespace}\n\nTables listed ${formatAge(node.listedAt, now)}.`;
+  item.id = node.id;
+  return item;
+}
+
+function tableItem(node: TableNode, now: number): vscode.TreeItem {
+  const item = new vscode.TreeItem(node.table, vscode.TreeItemCollapsibleState.Collapsed);
+  item.iconPath = new vscode.ThemeIcon('table');
+  item.contextValue = 'dataQuery.table';
+  const tooltip = new vscode.MarkdownString(`**${markdownText(`${node.namespace}.${node.table}`)}**\n\n`);
+  if (node.schema) {
+    item.description = `v${node.schema.version}${node.schema.stale ? ' (stale)' : ''}`;
+    const age = `Schema version ${node.schema.version}, read ${formatAge(node.schema.readAt, now)}`;
+    tooltip.appendMarkdown(markdownText(node.schema.stale ? `${age}: older than the service's 4-hour refresh, so it is read again on the next expand.` : `${age}.`));
+  } else {
+    tooltip.appendMarkdown('Expand to read its schema.');
+  }
+  item.tooltip = tooltip;
+  item.id = node.id;
+  return item;
+}
+
+/** What a table's node shows of its copy in the sync target, or of a sync of it under way. */
+export interface SyncedTableMark {
+  /** e.g. `synced 2026-11-24 08:00, 1,234 rows` or `syncing: applying` */
+  description: string;
+  /** a paragraph for the tooltip */
+  tooltip: string;
+  /** a sync of the table is running now */
+  syncing: boolean;
+}
+
+/** Adds a sync mark to a table's item, after its schema version: the text, a tooltip paragraph and a green (or spinning) icon. */
+export function markSyncedTable(item: vscode.TreeItem, mark: SyncedTableMark): vscode.TreeItem {
+  item.description = [typeof item.description === 'string' ? item.description : '', mark.description].filter(Boolean).join(' · ');
+  item.iconPath = mark.syncing ? new vscode.ThemeIcon('sync~spin') : new vscode.ThemeIcon('table', new vscode.ThemeColor('charts.green'));
+  const paragraph = markdownText(mark.tooltip);
+  if (item.tooltip instanceof vscode.MarkdownString) item.tooltip.appendMarkdown(`\n\n${paragraph}`);
+  else item.tooltip = new vscode.MarkdownString([item.tooltip, paragraph].filter(Boolean).join('\n\n'));
+  return item;
+}
+
+function columnItem(node: ColumnNode): vscode.TreeItem {
+  const c = node.column;
+  const item = new vscode.TreeItem(fieldName(c), node.hasMembers ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+  const marks = [c.part === 'key' ? 'key' : undefined, c.required ? 'required' : undefined].filter(Boolean);
+  item.description = [c.type, ...marks].join(' · ');
+  item.iconPath = c.problem
+    ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
+    : new vscode.ThemeIcon(c.part === 'key' ? 'key' : columnIcon(c.type));
+  item.tooltip = columnTooltip(node);
+  item.contextValue = c.part === 'key' ? 'dataQuery.column.key' : 'dataQuery.column';
+  item.id = node.id;
+  return item;
+}
+
+function columnTooltip(node: ColumnNode): vscode.MarkdownString {
+  const c = node.column;
+  const marks = [c.part === 'key' ? 'Primary key column' : 'Data column', c.required ? 'required' : 'optional'];
+  const paragraphs = [`**${markdownText(c.name)}** \`${c.type.replace(/`/g, "'")}\``, `${marks.join(', ')}.`, ...[c.description, ...columnNotes(c)].filter((p): p is string => !!p).map(markdownText)];
+  return new vscode.MarkdownString(paragraphs.join('\n\n'));
+}
+
+function columnIcon(type: string): string {
+  if (/^(int|number)/.test(type)) return 'symbol-number';
+  if (type.startsWith('date')) return 'calendar';
+  if (type === 'enum') return 'symbol-enum';
+  if (type === 'boolean') return 'symbol-boolean';
+  if (type.startsWith('array')) return 'symbol-array';
+  if (type === 'object') return 'symbol-object';
+  return type === 'string' ? 'symbol-string' : 'symbol-field';
+}
+
 function connectionItem(node: ConnectionNode): vscode.TreeItem {
   const c = node.connection;
   const item = new vscode.TreeItem(c.name, vscode.TreeItemCollapsibleState.Collapsed);
   item.description = c.kind === 'sample' ? 'sample data' : safeHost(c.baseUrl);
   item.tooltip = new vscode.MarkdownString(
     c.kind === 'sample'
-      ? `**${c.name}**\n\nA local emulator with generated sample data, running inside VS Code.`
-      : `**${c.name}**\n\n${c.baseUrl}/${c.dataPrefix}${c.scope ? `\n\nscope: ${c.scope}` : ''}`,
+      ? `**${markdownText(c.name)}**\n\nA local emulator with generated sample data, running inside VS Code.`
+      : `**${markdownText(c.name)}**\n\n${markdownText(`${c.baseUrl}/${c.dataPrefix}`)}${c.scope ? `\n\n${markdownText(`scope: ${c.scope}`)}` : ''}`,
   );
   item.iconPath = new vscode.ThemeIcon(c.kind === 'sample' ? 'beaker' : 'plug');
   item.contextValue = `dataQuery.connection.${c.kind}`;
@@ -67,7 +138,7 @@ function credentialsNeededItem(node: ConnectionNode): vscode.TreeItem {
   const name = node.connection.name;
   const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.None);
   item.description = 'no credentials: click to set them';
-  item.tooltip = new vscode.MarkdownString(`**${name}**\n\n${missingCredentials(name).message} Click to enter the client ID and secret.`);
+  item.tooltip = new vscode.MarkdownString(`**${markdownText(name)}**\n\n${markdownText(`${missingCredentials(name).message} Click to enter the client ID and secret.`)}`);
   item.iconPath = new vscode.ThemeIcon('key', new vscode.ThemeColor('errorForeground'));
   item.contextValue = 'dataQuery.connection.remote.noCredentials';
   item.command = { title: 'Set Credentials', command: SET_CREDENTIALS_COMMAND, arguments: [node] };

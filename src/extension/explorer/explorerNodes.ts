@@ -1,7 +1,8 @@
-// The explorer tree's nodes: connection -> namespace -> table, plus message nodes for
-// errors (with a way forward), empty lists and waits for the rate limit. Plain data; the
-// provider renders them.
+// The explorer tree's nodes: connection -> namespace -> table -> column (-> member column),
+// plus message nodes for errors (with a way forward), empty lists and waits for the rate
+// limit. Plain data; the provider renders them.
 
+import type { Column } from '../../core/schema';
 import type { Connection } from '../connections/connectionConfig';
 import type { LimiterWait } from './tableListCache';
 
@@ -18,6 +19,16 @@ export interface NamespaceNode {
   id: string;
   connection: Connection;
   namespace: string;
+  /** when the table list shown was read (ms epoch), once it is known */
+  listedAt?: number;
+}
+
+/** What the tree knows of a table's schema, once read. */
+export interface SchemaInfo {
+  version: number;
+  /** ms since the epoch */
+  readAt: number;
+  stale: boolean;
 }
 
 export interface TableNode {
@@ -26,6 +37,18 @@ export interface TableNode {
   connection: Connection;
   namespace: string;
   table: string;
+  schema?: SchemaInfo;
+}
+
+export interface ColumnNode {
+  kind: 'column';
+  id: string;
+  connection: Connection;
+  namespace: string;
+  table: string;
+  column: Column;
+  /** a nested object whose members expand under it */
+  hasMembers: boolean;
 }
 
 /** A next step offered on an error node: a command and the arguments to run it with. */
@@ -59,4 +82,4 @@ export interface WaitingNode {
   until: number;
 }
 
-export type ExplorerNode = ConnectionNode | NamespaceNode | TableNode | ErrorNode | EmptyNode | WaitingNode;
+export type ExplorerNode = ConnectionNode | NamespaceNode | TableNode | ColumnNode | ErrorNode | EmptyNode | WaitingNode;

@@ -1,17 +1,21 @@
-// The Explorer view: connections from settings, their namespaces, and each namespace's
-// tables (listed lazily on expand and cached until refreshed). Failures become error
-// nodes that say what went wrong and offer the next step; a listing that waits for the
-// rate limit shows a node saying so, counting down, instead of a bare spinner.
+// The Explorer view: connections from settings, their namespaces, each namespace's tables
+// and each table's columns (read lazily on expand and kept in the extension's storage; a copy
+// older than 4 hours is shown while it is read again). Failures become error nodes that say
+// what went wrong and offer the next step; a listing that waits for the rate limit shows a
+// node saying so, counting down, instead of a bare spinner.
 
 import * as vscode from 'vscode';
 import { DqError, isCancelled, isDqError } from '../../client/errors';
 import { systemClock, type Clock } from '../../core/clock';
 import type { Logger } from '../../core/logger';
+import type { Cached } from '../../core/schemaCache';
+import { childrenOf, columnsOf, type Column } from '../../core/schema';
 import type { Connection } from '../connections/connectionConfig';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
 import { SET_CREDENTIALS_COMMAND, treeItem } from './explorerItems';
-import type { ConnectionNode, ExplorerNode, NamespaceNode, NodeAction } from './explorerNodes';
+import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, NodeAction, SchemaInfo, TableNode } from './explorerNodes';
+import type { SchemaReader } from './schemaReader';
 import { TableListCache, type TableLoader } from './tableListCache';
 
 export const REFRESH_COMMAND = 'dataQuery.refresh';
@@ -23,11 +27,14 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   /** nodes by id, so that a refresh of one node reaches the object VS Code holds */
   private readonly nodes = new Map<string, ExplorerNode>();
   private readonly parents = new Map<string, ExplorerNode>();
+  /** reads of stale copies under way, by the id of the node they redraw */
+  private readonly rereads = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: ConnectionStore,
     private readonly pool: ClientPool,
     private readonly logger: Logger,
+    readonly schemas: SchemaReader,
     private readonly clock: Clock = systemClock,
   ) {
     this.tables = new TableListCache((connection, namespace) => {
@@ -36,35 +43,95 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     }, clock);
   }
 
-  /** Forgets cached lists under `node` (everything when omitted) and redraws it. */
-  refresh(node?: ExplorerNode): void {
+  /**
+   * Reads `node` again: a connection's namespaces, tables and schemas, a namespace's table
+   * list, a table's schema (a column's table); without a node, everything.
+   */
+  async refresh(node?: ExplorerNode): Promise<void> {
     if (!node || node.kind === 'error' || node.kind === 'empty' || node.kind === 'waiting') {
       this.tables.clear();
+      await Promise.all(this.store.read().connections.map((c) => this.schemas.cache.forget(this.schemas.keyOf(c))));
       this.nodes.clear();
       this.parents.clear();
       this.changed.fire(undefined);
       return;
     }
-    if (node.kind === 'connection') this.tables.clear(node.connection.name);
-    if (node.kind === 'namespace') this.tables.clear(node.connection.name, node.namespace);
-    this.changed.fire(node.kind === 'table' ? undefined : node);
+    const cache = this.schemas.cache;
+    const name = node.connection.name;
+    const key = this.schemas.keyOf(node.connection);
+    if (node.kind === 'connection') {
+      this.tables.clear(name);
+      await cache.forget(key);
+    } else if (node.kind === 'namespace') {
+      this.tables.clear(name, node.namespace);
+      await cache.forget(key, node.namespace);
+    } else {
+      await cache.forget(key, node.namespace, node.table);
+    }
+    this.changed.fire(node.kind === 'column' ? this.tableOf(node) : node);
   }
 
-  /** After a settings change: forgets what it knew of the named connections, keeps the rest. */
+  /**
+   * After a settings change: forgets the listings under way of the named connections, keeps
+   * the rest. Kept lists and schemas belong to a connection's service and account, so a
+   * connection pointed elsewhere finds none of the old ones.
+   */
   connectionsChanged(touched: string[]): void {
     for (const name of touched) this.tables.clear(name);
     this.changed.fire(undefined);
   }
 
+  /** Redraws a table whose schema was read again elsewhere, with the version now kept. */
+  schemaChanged(connection: string, namespace: string, table: string): void {
+    const node = this.nodes.get(tableId(connection, namespace, table));
+    if (node?.kind !== 'table') return;
+    node.schema = this.schemaInfo(this.schemas.cache.schema(this.schemas.keyOf(node.connection), namespace, table));
+    this.changed.fire(node);
+  }
+
+  /** Shows a column in the view, selected, with its table expanded. */
+  revealColumn(view: vscode.TreeView<ExplorerNode>, connection: Connection, namespace: string, table: string, column: Column): Promise<void> {
+    const id = connectionId(connection.name);
+    const connectionNode = this.nodes.get(id) ?? this.node<ConnectionNode>({ kind: 'connection', id, connection, needsCredentials: false });
+    const namespaceNode = this.child(connectionNode, { kind: 'namespace', id: namespaceId(connection.name, namespace), connection, namespace });
+    let parent: TableNode | ColumnNode = this.child(namespaceNode, { kind: 'table', id: tableId(connection.name, namespace, table), connection, namespace, table });
+    const path = column.name.split('.');
+    for (let i = 1; i < path.length; i++) {
+      const member = { ...column, name: path.slice(0, i).join('.'), parent: i > 1 ? path.slice(0, i - 1).join('.') : undefined };
+      parent = this.columnNode(parent, member, true);
+    }
+    return this.revealShown(view, this.columnNode(parent, column, false), false);
+  }
+
   /** Shows a connection in the view, selected and expanded. */
-  reveal(view: vscode.TreeView<ExplorerNode>, connection: Connection): Thenable<void> {
+  reveal(view: vscode.TreeView<ExplorerNode>, connection: Connection): Promise<void> {
     const id = connectionId(connection.name);
     const node = this.nodes.get(id) ?? this.node({ kind: 'connection', id, connection, needsCredentials: false });
-    return view.reveal(node, { select: true, focus: true, expand: true });
+    return this.revealShown(view, node, true);
+  }
+
+  /**
+   * Reveals a node, selected, also in a hidden view. A hidden view is not redrawn when the
+   * connections change, and revealing a node it has not drawn yet does nothing: so a first
+   * reveal opens the view, a redraw lists the connections again, and the reveal after it
+   * waits for that redraw.
+   */
+  private async revealShown(view: vscode.TreeView<ExplorerNode>, node: ExplorerNode, expand: boolean): Promise<void> {
+    if (!view.visible) {
+      await view.reveal(node, { select: false, focus: false, expand: false });
+      this.changed.fire(undefined);
+    }
+    await view.reveal(node, { select: true, focus: true, expand });
   }
 
   getTreeItem(node: ExplorerNode): vscode.TreeItem {
     return treeItem(node, this.clock.now());
+  }
+
+  /** Tooltips say how old a list is when hovered, so an item drawn before the list was read still tells. */
+  resolveTreeItem(item: vscode.TreeItem, node: ExplorerNode): vscode.TreeItem {
+    item.tooltip ??= treeItem(node, this.clock.now()).tooltip;
+    return item;
   }
 
   getParent(node: ExplorerNode): ExplorerNode | undefined {
@@ -75,6 +142,8 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     if (!node) return this.roots();
     if (node.kind === 'connection') return this.namespaces(node);
     if (node.kind === 'namespace') return this.tableNodes(node);
+    if (node.kind === 'table') return this.columnNodes(node);
+    if (node.kind === 'column') return this.memberNodes(node);
     return [];
   }
 
@@ -126,22 +195,117 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
 
   private async tableNodes(parent: NamespaceNode): Promise<ExplorerNode[]> {
     const { connection, namespace } = parent;
+    const held = this.schemas.cache.tables(this.schemas.keyOf(connection), namespace);
+    if (held && !this.schemas.cache.isStale(held)) return this.tableChildren(parent, held);
+    this.tables.forgetSettled(connection.name, namespace);
     const listing = this.tables.get(connection.name, namespace, (call) => this.listTables(connection, namespace, call));
+    if (held) {
+      this.afterReread(parent, listing.tables);
+      return this.tableChildren(parent, held);
+    }
     await listing.ready;
     if (listing.waiting) return [this.child(parent, { kind: 'waiting', id: `${parent.id}/waiting`, ...listing.waiting })];
     try {
-      const tables = await listing.tables;
-      if (tables.length === 0) {
-        return [this.child(parent, { kind: 'empty', id: `${parent.id}/empty`, message: 'No tables in this namespace.' })];
-      }
-      return [...tables]
-        .sort((a, b) => a.localeCompare(b))
-        .map((table) => this.child(parent, { kind: 'table', id: `${parent.id}/t/${table}`, connection, namespace, table }));
+      await listing.tables;
     } catch (err) {
       // cancelled by a refresh or a settings change, which also redraws this node
       if (isCancelled(err)) return [];
       return [this.errorNode(`${parent.id}/error`, connection, parent, err)];
     }
+    const read = this.schemas.cache.tables(this.schemas.keyOf(connection), namespace);
+    return read ? this.tableChildren(parent, read) : [];
+  }
+
+  private tableChildren(parent: NamespaceNode, listing: Cached<string[]>): ExplorerNode[] {
+    const { connection, namespace } = parent;
+    parent.listedAt = listing.readAt;
+    if (listing.value.length === 0) {
+      return [this.child(parent, { kind: 'empty', id: `${parent.id}/empty`, message: 'No tables in this namespace.' })];
+    }
+    return [...listing.value]
+      .sort((a, b) => a.localeCompare(b))
+      .map((table) =>
+        this.child(parent, {
+          kind: 'table',
+          id: tableId(connection.name, namespace, table),
+          connection,
+          namespace,
+          table,
+          schema: this.schemaInfo(this.schemas.cache.schema(this.schemas.keyOf(connection), namespace, table)),
+        }),
+      );
+  }
+
+  private async columnNodes(parent: TableNode): Promise<ExplorerNode[]> {
+    const { connection, namespace, table } = parent;
+    const cache = this.schemas.cache;
+    let held = cache.schema(this.schemas.keyOf(connection), namespace, table);
+    if (held && cache.isStale(held)) {
+      this.afterReread(parent, this.schemas.schema(connection, namespace, table, { priority: 'background', force: true }));
+    } else if (!held) {
+      try {
+        held = await this.schemas.schema(connection, namespace, table);
+      } catch (err) {
+        if (isCancelled(err)) return [];
+        return [this.errorNode(`${parent.id}/error`, connection, parent, err)];
+      }
+    }
+    this.describeSchema(parent, held);
+    let columns: Column[];
+    try {
+      columns = columnsOf(held.value);
+    } catch (err) {
+      return [this.errorNode(`${parent.id}/error`, connection, parent, err)];
+    }
+    const top = [...childrenOf(columns, 'key'), ...childrenOf(columns, 'value')];
+    if (top.length === 0) return [this.child(parent, { kind: 'empty', id: `${parent.id}/empty`, message: 'No columns could be read from this schema.' })];
+    const nested = new Set(columns.map((c) => `${c.part}/${c.parent}`));
+    return top.map((c) => this.columnNode(parent, c, nested.has(`${c.part}/${c.name}`)));
+  }
+
+  private memberNodes(parent: ColumnNode): ExplorerNode[] {
+    const held = this.schemas.cache.schema(this.schemas.keyOf(parent.connection), parent.namespace, parent.table);
+    if (!held) return [];
+    const columns = columnsOf(held.value);
+    const nested = new Set(columns.map((c) => `${c.part}/${c.parent}`));
+    return childrenOf(columns, parent.column.part, parent.column.name).map((c) => this.columnNode(parent, c, nested.has(`${c.part}/${c.name}`)));
+  }
+
+  private columnNode(parent: TableNode | ColumnNode, column: Column, hasMembers: boolean): ColumnNode {
+    const { connection, namespace, table } = parent;
+    const id = `${tableId(connection.name, namespace, table)}/${column.part}/${column.name}`;
+    return this.child(parent, { kind: 'column', id, connection, namespace, table, column, hasMembers });
+  }
+
+  private tableOf(node: ColumnNode): ExplorerNode | undefined {
+    return this.nodes.get(tableId(node.connection.name, node.namespace, node.table));
+  }
+
+  private schemaInfo(held: Cached<{ version: number }> | undefined): SchemaInfo | undefined {
+    return held && { version: held.value.version, readAt: held.readAt, stale: this.schemas.cache.isStale(held) };
+  }
+
+  /** Puts what was read on the table node, redrawing it when its description changes. */
+  private describeSchema(node: TableNode, held: Cached<{ version: number }>): void {
+    const info = this.schemaInfo(held);
+    const changed = node.schema?.version !== info?.version || node.schema?.stale !== info?.stale;
+    node.schema = info;
+    if (changed) this.changed.fire(node);
+  }
+
+  /** Redraws `node` when a read of a stale copy ends; the stale copy stays when it fails. */
+  private afterReread(node: NamespaceNode | TableNode, read: Promise<unknown>): void {
+    if (this.rereads.has(node.id)) return;
+    const done = read
+      .then(
+        () => this.changed.fire(node),
+        (err: unknown) => {
+          if (isCancelled(err)) return;
+          this.logger.warn(`${node.connection.name}: kept the copy read earlier: ${isDqError(err) ? err.describe() : String(err)}`);
+        },
+      )
+      .finally(() => this.rereads.delete(node.id));
+    this.rereads.set(node.id, done);
   }
 
   /** A failure after the listing or its session was stopped is that stop, not a fault of the service. */
@@ -149,7 +313,9 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     const session = await this.pool.session(connection);
     const signal = AbortSignal.any([call.signal, session.signal]);
     try {
-      return await session.client.listTables(namespace, { priority: 'user', signal, onQueued: call.onQueued });
+      const tables = await session.client.listTables(namespace, { priority: 'user', signal, onQueued: call.onQueued });
+      await this.schemas.cache.saveTables(this.schemas.keyOf(connection), namespace, tables);
+      return tables;
     } catch (err) {
       if (!signal.aborted) throw err;
       throw new DqError('cancelled', `Listing the tables of ${namespace} stopped: the connection was refreshed or its settings changed.`, {
@@ -166,6 +332,11 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     let action: NodeAction = { title: 'Retry', command: REFRESH_COMMAND, arguments: [parent] };
     if (isDqError(err) && err.kind === 'auth' && connection.kind === 'remote') {
       action = { title: 'Set Credentials', command: SET_CREDENTIALS_COMMAND, arguments: [connectionNode ?? parent] };
+    }
+    if (isDqError(err) && err.kind === 'notFound' && parent.kind === 'table') {
+      const gone = `${parent.namespace}.${parent.table} no longer exists: refresh ${parent.namespace} to list its tables again.`;
+      action = { title: 'Refresh', command: REFRESH_COMMAND, arguments: [this.nodes.get(namespaceId(connection.name, parent.namespace)) ?? parent] };
+      return this.child(parent, { kind: 'error', id, message: gone, detail, action });
     }
     return this.child(parent, { kind: 'error', id, message, detail, action });
   }
@@ -193,4 +364,8 @@ function connectionId(name: string): string {
 
 function namespaceId(connection: string, namespace: string): string {
   return `${connectionId(connection)}/n/${namespace}`;
+}
+
+function tableId(connection: string, namespace: string, table: string): string {
+  return `${namespaceId(connection, namespace)}/t/${table}`;
 }

@@ -76,6 +76,12 @@ export class TableListCache {
     return entry;
   }
 
+  /** Forgets a listing that has ended, so the next `get` lists again; one under way carries on. */
+  forgetSettled(connection: string, namespace: string): void {
+    const key = TableListCache.key(connection, namespace);
+    if (this.lists.get(key)?.settled) this.lists.delete(key);
+  }
+
   /** Forgets (and cancels) one namespace, one connection (no namespace) or everything (no arguments). */
   clear(connection?: string, namespace?: string): void {
     const matches = (key: string): boolean =>

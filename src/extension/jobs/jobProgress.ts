@@ -1,6 +1,6 @@
 // A query or download started from the UI: a progress notification that follows the job's
 // state (queued, running, downloading N of M files) with Cancel, then a notification with
-// the result and its next steps (Open, Reveal), or the failure told through presentError.
+// the result and its next steps (Open, Preview, Reveal), or the failure told through presentError.
 
 import * as vscode from 'vscode';
 import { isDqError } from '../../client/errors';
@@ -54,7 +54,8 @@ async function announce(title: string, result: QueryResult): Promise<void> {
     return;
   }
   const files = result.files.length === 1 ? '1 file' : `${result.files.length} files`;
-  const choice = await vscode.window.showInformationMessage(`${title}: ${files} downloaded.`, 'Open', 'Reveal');
+  const choice = await vscode.window.showInformationMessage(`${title}: ${files} downloaded.`, 'Open', 'Preview', 'Reveal');
   if (choice === 'Open') await vscode.commands.executeCommand('dataQuery.openResult', { path: result.files[0].path });
+  if (choice === 'Preview') await vscode.commands.executeCommand('dataQuery.previewResult', node);
   if (choice === 'Reveal') await vscode.commands.executeCommand('dataQuery.revealResults', node);
 }

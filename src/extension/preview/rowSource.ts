@@ -2,7 +2,7 @@
 // whole result by the engine) or the rows of one SQL statement (paged, as written).
 
 import type { EngineClient } from '../../engine/engineClient';
-import type { ExportSource, ResultColumn, ResultSource, View } from '../../engine/engineProtocol';
+import type { AttachedDatabase, ExportSource, ResultColumn, ResultSource, View } from '../../engine/engineProtocol';
 
 /** The engine calls a preview makes. */
 export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'count' | 'sql' | 'closeHandle' | 'export'>;
@@ -34,10 +34,11 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
 
 /**
  * Runs a statement for its first `firstRows` rows. A query's later rows are read by running it
- * again with an offset; any other statement (CREATE VIEW, SET ...) runs once.
+ * again with an offset; any other statement (CREATE VIEW, SET ...) runs once. With `database`,
+ * it runs on that database file (each run attaches it read-only for that run alone).
  */
-export async function runSqlStatement(engine: PreviewEngine, text: string, firstRows: number, signal?: AbortSignal): Promise<RowSource> {
-  const first = await engine.sql(text, 0, firstRows, signal);
+export async function runSqlStatement(engine: PreviewEngine, text: string, firstRows: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<RowSource> {
+  const first = await engine.sql(text, 0, firstRows, signal, database);
   const repeatable = first.statementKind.toLowerCase() === 'select';
   const knownCount = first.rows.length < firstRows || !repeatable ? first.rows.length : undefined;
   return {
@@ -46,10 +47,10 @@ export async function runSqlStatement(engine: PreviewEngine, text: string, first
     canShape: false,
     page: async (_view, offset, limit, pageSignal) => {
       if (!repeatable || offset + limit <= first.rows.length) return first.rows.slice(offset, offset + limit);
-      return (await engine.sql(text, offset, limit, pageSignal)).rows;
+      return (await engine.sql(text, offset, limit, pageSignal, database)).rows;
     },
     count: () => Promise.resolve(knownCount),
-    exportTarget: () => ({ sql: text }),
+    exportTarget: () => (database ? { sql: text, database } : { sql: text }),
     close: () => Promise.resolve(),
   };
 }

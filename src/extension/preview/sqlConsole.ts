@@ -1,10 +1,12 @@
 // SQL consoles: untitled `sql` documents whose statements run on the engine (a "Run" CodeLens
 // above each one, Ctrl+Enter for the one at the cursor), each console showing its results in
 // its own preview grid. Every downloaded job is a view; completion offers the views and their
-// columns.
+// columns. A console opened on a database file (the synced database) runs its statements there.
 
 import * as vscode from 'vscode';
 import type { EngineClient } from '../../engine/engineClient';
+import type { AttachedDatabase } from '../../engine/engineProtocol';
+import { isRecord } from '../../core/isRecord';
 import { WINDOW_ROWS } from '../../webview/previewProtocol';
 import { viewNames, type DownloadedJobsProvider } from './downloadedJobs';
 import type { PreviewPanel } from './previewPanel';
@@ -30,10 +32,40 @@ export interface RunSqlArgs {
   text?: string;
 }
 
+/** `dataQuery.openSqlConsole`'s argument for a console on a database file instead of the downloaded jobs. */
+export interface DatabaseConsoleArgs {
+  database: AttachedDatabase;
+  /** what the database is, for the console's first line, e.g. `the synced database /path/sync.duckdb` */
+  label?: string;
+  /** a table of the database for a first statement, e.g. `canvas.users` */
+  example?: string;
+}
+
 const CONSOLE_TEMPLATE = `-- Data Query SQL console: every downloaded job is a view, e.g. <namespace>.<table>
 -- (its newest download) and <namespace>.<table>__<job id prefix>. Ctrl+Enter runs the
 -- statement at the cursor.
 `;
+
+function databaseTemplate(args: DatabaseConsoleArgs): string {
+  const lines = [
+    `-- Data Query SQL console on ${(args.label ?? args.database.path).replace(/[\r\n]+/g, ' ')} (read only).`,
+    '-- Each table is <namespace>.<table>; the views of downloaded jobs are memory.<namespace>.<table>.',
+    '-- Ctrl+Enter runs the statement at the cursor.',
+  ];
+  if (args.example) lines.push(`SELECT count(*) FROM ${args.example};`);
+  return `${lines.join('\n')}\n`;
+}
+
+function databaseConsoleArgs(arg: unknown): DatabaseConsoleArgs | undefined {
+  if (!isRecord(arg) || !isRecord(arg.database)) return undefined;
+  const { path, alias } = arg.database;
+  if (typeof path !== 'string' || typeof alias !== 'string') return undefined;
+  return {
+    database: { path, alias },
+    label: typeof arg.label === 'string' ? arg.label : undefined,
+    example: typeof arg.example === 'string' ? arg.example : undefined,
+  };
+}
 
 const SUGGESTION_KIND: Record<SqlSuggestion['kind'], vscode.CompletionItemKind> = {
   namespace: vscode.CompletionItemKind.Module,
@@ -44,6 +76,8 @@ const SUGGESTION_KIND: Record<SqlSuggestion['kind'], vscode.CompletionItemKind> 
 export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionItemProvider {
   /** console document URI -> its results grid */
   private readonly consoles = new Map<string, PreviewPanel | undefined>();
+  /** console document URI -> the database file its statements run on, for consoles opened on one */
+  private readonly databases = new Map<string, AttachedDatabase>();
   /** view name -> key of the job it was registered for */
   private readonly registered = new Map<string, string>();
   private views: ConsoleView[] | undefined;
@@ -57,18 +91,23 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
   register(): vscode.Disposable[] {
     const selector: vscode.DocumentSelector = { language: 'sql' };
     return [
-      vscode.commands.registerCommand(OPEN_SQL_CONSOLE_COMMAND, () => this.open()),
+      vscode.commands.registerCommand(OPEN_SQL_CONSOLE_COMMAND, (arg?: unknown) => this.open(databaseConsoleArgs(arg))),
       vscode.commands.registerCommand(RUN_SQL_COMMAND, (args?: RunSqlArgs) => this.run(args ?? {})),
       vscode.languages.registerCodeLensProvider(selector, this),
       vscode.languages.registerCompletionItemProvider(selector, this, '.'),
       vscode.window.onDidChangeActiveTextEditor((editor) => this.updateContext(editor)),
-      vscode.workspace.onDidCloseTextDocument((doc) => this.consoles.delete(doc.uri.toString())),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        this.consoles.delete(doc.uri.toString());
+        this.databases.delete(doc.uri.toString());
+      }),
     ];
   }
 
-  async open(): Promise<vscode.TextEditor> {
-    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: CONSOLE_TEMPLATE });
+  async open(onDatabase?: DatabaseConsoleArgs): Promise<vscode.TextEditor> {
+    const content = onDatabase ? databaseTemplate(onDatabase) : CONSOLE_TEMPLATE;
+    const document = await vscode.workspace.openTextDocument({ language: 'sql', content });
     this.consoles.set(document.uri.toString(), undefined);
+    if (onDatabase) this.databases.set(document.uri.toString(), onDatabase.database);
     const editor = await vscode.window.showTextDocument(document);
     editor.selection = new vscode.Selection(document.lineAt(document.lineCount - 1).range.end, document.lineAt(document.lineCount - 1).range.end);
     this.updateContext(editor);
@@ -90,7 +129,8 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
       });
     }
     panel.webviewPanel.reveal(undefined, true);
-    await panel.show(this.syncViews().then(() => runSqlStatement(this.engine, text, WINDOW_ROWS)));
+    const database = this.databases.get(key);
+    await panel.show(this.syncViews().then(() => runSqlStatement(this.engine, text, WINDOW_ROWS, undefined, database)));
     return panel;
   }
 
@@ -108,7 +148,8 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
   }
 
   async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.CompletionItem[]> {
-    if (!this.consoles.has(document.uri.toString())) return [];
+    // the downloaded jobs' names are not the names of a database console's tables
+    if (!this.consoles.has(document.uri.toString()) || this.databases.has(document.uri.toString())) return [];
     const offset = document.offsetAt(position);
     const statement = statementAt(document.getText(), offset);
     const start = statement && statement.start <= offset ? statement.start : offset;

@@ -87,6 +87,17 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     assert.deepEqual((await engine.sql('SELECT 42 AS answer', 0, 10)).rows, [[42]]);
   });
 
+  it('reports a query that outgrows the memory limit as such, and the engine answers the next one', async () => {
+    const small = results.engine({ memoryLimitMb: 64 });
+    try {
+      const huge = "SELECT string_agg(i::VARCHAR || 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', ',') FROM range(20000000) t(i)";
+      assert.match(await rejection(small.sql(huge, 0, 1), 'outOfMemory'), /memory limit/);
+      assert.deepEqual((await small.sql('SELECT 1 AS one', 0, 1)).rows, [[1]]);
+    } finally {
+      await small.dispose();
+    }
+  });
+
   it('interrupts a running query when its signal aborts, then answers the next one', async () => {
     const abort = new AbortController();
     const running = engine.sql(ENDLESS, 0, 10, abort.signal);

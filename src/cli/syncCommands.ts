@@ -1,0 +1,212 @@
+// dq sync and dq sync-status: keep service tables current in a database (a DuckDB file by
+// default, or PostgreSQL), and list what the database's meta table says was synced. Progress
+// goes to stderr, one summary line per table (or JSON) to stdout; the exit code is 0 when every
+// table synced, otherwise the code of the first failure, as dq query would give it.
+
+import * as path from 'node:path';
+import { DqError, type ErrorKind } from '../client/errors';
+import { formatBytes } from '../core/byteSize';
+import { runSync } from '../sync/syncRunner';
+import type { SyncProgress, TableSyncReport } from '../sync/syncReport';
+import type { SyncState } from '../sync/syncTarget';
+import { createTarget, parseTargetSpec, type TargetSpec } from '../sync/targetSpec';
+import type { OptionSpec } from './argParser';
+import { UsageError } from './argParser';
+import type { CommandContext, CommandSpec } from './commandSpec';
+import { printJson, withClient } from './dataCommands';
+import { EXIT, exitCodeFor } from './exitCodes';
+import { progressWanted, stderrLogger } from './globalOptions';
+import { parseDateTime, requireName } from './inputValidation';
+import { ProgressReporter } from './progressReporter';
+
+const TO_OPTION: OptionSpec = {
+  name: 'to',
+  kind: 'string',
+  env: 'DQ_SYNC_TARGET',
+  valueName: 'TARGET',
+  description: 'a DuckDB file (or duckdb:PATH) or a postgresql://user@host/db URL (default: sync.duckdb in the data folder, ~/.local/share/data-query)',
+};
+
+const LOCK_WAIT_OPTION: OptionSpec = {
+  name: 'lock-wait',
+  kind: 'number',
+  valueName: 'SEC',
+  description: 'how long to wait for a database or table another sync holds (default 30)',
+};
+
+export const syncCommand: CommandSpec = {
+  name: 'sync',
+  usage: 'dq sync <namespace> <table>... | --all [--to TARGET] [--resnapshot] [--until T] [--concurrency N] [--work-dir DIR] [--lock-wait SEC]',
+  summary: 'keep tables current in a database: a snapshot the first time, then the changes since the last sync',
+  options: [
+    TO_OPTION,
+    { name: 'all', kind: 'boolean', description: 'sync every table of the namespace' },
+    { name: 'resnapshot', kind: 'boolean', description: 'take a fresh snapshot, replacing the tables (after a schema change that needs it)' },
+    { name: 'until', kind: 'string', valueName: 'T', description: 'sync up to T instead of the latest data, for reproducible runs' },
+    { name: 'concurrency', kind: 'number', valueName: 'N', description: 'tables synced at once, 1 to 16 (default 4)' },
+    { name: 'work-dir', kind: 'string', valueName: 'DIR', description: 'where a job\'s files wait, compressed, until they are applied (default: the system\'s temporary folder)' },
+    LOCK_WAIT_OPTION,
+  ],
+  async run(ctx) {
+    const [ns, ...names] = ctx.args.positionals;
+    if (ns === undefined) throw new UsageError(`missing <namespace>; usage: ${this.usage}`);
+    const namespace = requireName(ns, 'namespace');
+    const o = ctx.args.options;
+    const all = o.all === true;
+    if (all && names.length > 0) throw new UsageError('name tables or give --all, not both');
+    if (!all && names.length === 0) throw new UsageError(`name the tables to sync, or give --all; usage: ${this.usage}`);
+    const tables = all ? 'all' : names.map((t) => requireName(t, 'table'));
+    const until = parseDateTime(o.until, '--until');
+    const concurrency = whole(o.concurrency, '--concurrency', 1, 16);
+    const spec = targetSpecOf(ctx);
+    const lockWaitMs = lockWait(ctx);
+    const logger = stderrLogger(ctx.io);
+    if (spec.kind === 'postgres' && spec.hasPassword) {
+      logger.warn('the password in the target URL is visible to other users of this machine; prefer PGPASSWORD or ~/.pgpass');
+    }
+    const progress = new ProgressReporter(ctx.io.stderr, progressWanted(o, ctx.io));
+    const target = createTarget(spec, { logger, lockWaitMs });
+    const reports = await withClient(ctx, async (client) => {
+      await target.open(ctx.io.interrupt);
+      try {
+        return await runSync({
+          client,
+          target,
+          namespace,
+          tables,
+          resnapshot: o.resnapshot === true,
+          until,
+          concurrency,
+          workDir: o['work-dir'] === undefined ? undefined : path.resolve(ctx.io.cwd, String(o['work-dir'])),
+          signal: ctx.io.interrupt,
+          onProgress: (p) => {
+            const text = progressText(p);
+            if (text) progress.message(text);
+          },
+          logger,
+        });
+      } finally {
+        progress.done();
+        await target.close();
+      }
+    });
+    if (o.json) printJson(ctx, { target: target.label, tables: reports });
+    else ctx.io.stdout.write(formatReports(reports));
+    const notSynced = reports.filter((r) => r.outcome === 'failed' || r.outcome === 'cancelled');
+    if (notSynced.length > 0) ctx.io.stderr.write(`dq: ${notSynced.length} of ${reports.length} tables did not sync; ${target.label} keeps their last complete sync.\n`);
+    return exitCodeOf(reports);
+  },
+};
+
+export const syncStatusCommand: CommandSpec = {
+  name: 'sync-status',
+  usage: 'dq sync-status [--to TARGET] [--json]',
+  summary: 'list the tables synced to a database: the point each reached, rows, schema version, last run',
+  options: [
+    TO_OPTION,
+    LOCK_WAIT_OPTION,
+    { name: 'json', kind: 'boolean', description: 'machine-readable output on stdout' },
+    { name: 'help', kind: 'boolean', description: 'show help' },
+  ],
+  ownOptionsOnly: true,
+  async run(ctx) {
+    if (ctx.args.positionals.length > 0) throw new UsageError(`unexpected argument "${ctx.args.positionals[0]}"; usage: ${this.usage}`);
+    const target = createTarget(targetSpecOf(ctx), { logger: stderrLogger(ctx.io), lockWaitMs: lockWait(ctx), readOnly: true });
+    let states: SyncState[];
+    await target.open(ctx.io.interrupt);
+    try {
+      states = await target.listStates();
+    } finally {
+      await target.close();
+    }
+    const rows = states.map(({ schema: _schema, ...rest }) => rest);
+    if (ctx.args.options.json) {
+      printJson(ctx, { target: target.label, tables: rows });
+    } else if (rows.length === 0) {
+      ctx.io.stderr.write(`dq: no table has been synced to ${target.label} yet.\n`);
+    } else {
+      ctx.io.stdout.write(
+        columns(rows.map((s) => [`${s.namespace}.${s.table}`, s.point, `${s.rows.toLocaleString('en-US')} rows`, `schema v${s.schemaVersion}`, `ran ${s.ranAt}`])),
+      );
+    }
+    return EXIT.ok;
+  },
+};
+
+function targetSpecOf(ctx: CommandContext): TargetSpec {
+  // sync-status takes no global options, so the environment is read here for it
+  const given = (ctx.args.options.to as string | undefined) ?? (ctx.io.env.DQ_SYNC_TARGET || undefined);
+  return parseTargetSpec(given, { cwd: ctx.io.cwd, env: ctx.io.env });
+}
+
+function lockWait(ctx: CommandContext): number | undefined {
+  const seconds = ctx.args.options['lock-wait'];
+  if (seconds === undefined) return undefined;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0 || seconds > 86_400) {
+    throw new UsageError(`--lock-wait must be a number of seconds from 0 to 86400 (got ${String(seconds)})`);
+  }
+  return seconds * 1000;
+}
+
+function whole(value: unknown, option: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${option} must be a whole number from ${min} to ${max} (got ${String(value)})`);
+  return n;
+}
+
+/** One progress line for a stage worth telling; undefined for the rest. */
+export function progressText(p: SyncProgress, now = Date.now()): string | undefined {
+  const name = `${p.namespace}.${p.table}`;
+  switch (p.stage) {
+    case 'queued':
+      return p.startsAt === undefined ? undefined : `${name}: queued, starts in ${Math.max(0, Math.ceil((p.startsAt - now) / 1000))} s`;
+    case 'querying':
+      return `${name}: querying`;
+    case 'downloading':
+      return `${name}: downloading ${formatBytes(p.bytes ?? 0)}`;
+    case 'applying':
+      return `${name}: applying`;
+    case 'done':
+      return p.report ? `${name}: ${p.report.outcome}` : undefined;
+  }
+}
+
+function formatReports(reports: TableSyncReport[]): string {
+  return columns(
+    reports.map((r) => {
+      const name = `${r.namespace}.${r.table}`;
+      if (r.outcome === 'failed' && r.error) {
+        const advice = [r.error.message, r.error.hint, r.error.uuid ? `(uuid ${r.error.uuid})` : ''].filter(Boolean).join(' ');
+        return [name, 'failed', `${r.error.kind}: ${advice}`];
+      }
+      if (r.outcome === 'cancelled') return [name, 'cancelled', r.point ? `kept at ${r.point}` : 'nothing synced yet'];
+      return [
+        name,
+        r.outcome,
+        r.kind ?? '',
+        `${r.upserted.toLocaleString('en-US')} upserted`,
+        `${r.deleted.toLocaleString('en-US')} deleted`,
+        r.rows === undefined ? '' : `${r.rows.toLocaleString('en-US')} rows`,
+        r.point ? `at ${r.point}` : '',
+        `${r.seconds.toFixed(1)} s`,
+      ];
+    }),
+  );
+}
+
+/** Rows of cells as aligned columns; a row's last cell is never padded. */
+function columns(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => `${row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd()}\n`).join('');
+}
+
+/** 0 when every table synced or had nothing new; otherwise the code of the first table that did not. */
+function exitCodeOf(reports: TableSyncReport[]): number {
+  for (const r of reports) {
+    if (r.outcome === 'cancelled') return EXIT.interrupted;
+    if (r.outcome === 'failed') return exitCodeFor(new DqError((r.error?.kind ?? 'server') as ErrorKind, r.error?.message ?? '')) ?? EXIT.service;
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,82 @@
+// Syncing service tables into a database, wired together: the target from the
+// dataQuery.sync.target setting, the sync host (a child process running the editor's own
+// Node), the service that runs syncs and reads the target's meta table into the synced-tables
+// model, and the commands. The synced tables are read on activation and when the setting
+// changes (only when there is something to read: a missing local database is not created).
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Logger } from '../../core/logger';
+import { SyncHostClient } from '../../sync/syncHostClient';
+import type { ClientPool } from '../connections/clientPool';
+import type { ConnectionStore } from '../connections/connectionStore';
+import type { SampleEmulatorHost } from '../connections/sampleEmulatorHost';
+import type { ExplorerTreeProvider } from '../explorer/explorerTreeProvider';
+import { findConnection } from '../jobs/jobServices';
+import { readRateLimits } from '../jobs/jobSettings';
+import { readProxySettings } from '../proxySettings';
+import { registerSyncCommands } from './syncCommands';
+import type { SyncedTablesModel } from './syncedTablesModel';
+import { SyncService } from './syncService';
+import { syncServiceConfig } from './syncServiceConfig';
+import { parseSyncTarget, SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
+
+export interface SyncFeatureDeps {
+  context: vscode.ExtensionContext;
+  model: SyncedTablesModel;
+  explorer: ExplorerTreeProvider;
+  store: ConnectionStore;
+  pool: ClientPool;
+  sample: SampleEmulatorHost;
+  logger: Logger;
+  userAgent: string;
+}
+
+export interface SyncFeature {
+  service: SyncService;
+  disposables: vscode.Disposable[];
+  /** kills syncs still running (the editor is closing); their tables stay at their last complete run */
+  stop(): void;
+}
+
+export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
+  const { context, model, store, logger } = deps;
+  const storage = context.globalStorageUri.fsPath;
+  const target = (): SyncTargetChoice =>
+    parseSyncTarget(vscode.workspace.getConfiguration().get<unknown>(SYNC_TARGET_SETTING), {
+      globalStorage: storage,
+      workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri.fsPath : undefined,
+    });
+  const host = new SyncHostClient({ hostScript: context.asAbsolutePath(path.join('dist', 'syncHost.js')), logger });
+  const service = new SyncService({
+    host,
+    model,
+    target,
+    workDir: path.join(storage, 'sync-work'),
+    logger,
+    serviceFor: (name) =>
+      syncServiceConfig(findConnection(store, name), {
+        sample: () => deps.sample.get(),
+        credentials: (n) => store.getCredentials(n),
+        proxySettings: readProxySettings,
+        rateLimits: readRateLimits,
+        userAgent: deps.userAgent,
+      }),
+  });
+  const disposables = [
+    ...registerSyncCommands({
+      service,
+      model,
+      store,
+      pool: deps.pool,
+      tables: (connection, namespace, signal) => deps.explorer.schemas.tables(connection, namespace, signal),
+      target,
+      logger,
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SYNC_TARGET_SETTING)) void service.refresh();
+    }),
+  ];
+  void service.refresh();
+  return { service, disposables, stop: () => host.dispose() };
+}

@@ -1,0 +1,355 @@
+// The embedded sync target: a DuckDB database file with one schema per namespace and the meta
+// table `main.dq_sync_state`. DuckDB lets one process open a file read-write and then no other
+// process can open it at all, so the file itself is the lock between processes: a second sync
+// (or a viewer) waits a bounded time for it and then fails naming the process that holds it.
+// Inside one process, a table is applied by one run at a time, and applies take turns (one
+// transaction at a time, each using every core). Each apply is one transaction: the table's DDL,
+// its rows and its meta row commit together or not at all, whether the process is interrupted,
+// killed, or the disk fills. The result files are read where they lie, still compressed.
+
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import { DqError, isDqError } from '../client/errors';
+import { systemClock, type Clock } from '../core/clock';
+import type { JsonSchema } from '../core/contract';
+import { isoUtc } from '../core/isoTime';
+import { nullLogger, type Logger } from '../core/logger';
+import {
+  addColumnSql,
+  CHANGES_TABLE,
+  CREATE_META_TABLE,
+  createTableSql,
+  deleteChangedSql,
+  insertSnapshotSql,
+  SELECT_STATES,
+  stageChangesSql,
+  tableName,
+  UPSERT_STATE,
+  upsertChangedSql,
+} from './duckdbSql';
+import { quoteIdent } from '../engine/sqlText';
+import type { ApplyPlan, ApplyResult, SyncState, SyncTarget } from './syncTarget';
+
+export interface DuckdbTargetOptions {
+  /** the database file; its folder is created when missing */
+  path: string;
+  logger?: Logger;
+  clock?: Clock;
+  /** how long to wait for a file or table another sync holds (default 30 s) */
+  lockWaitMs?: number;
+  /** only read (dq sync-status): never creates the file, and lets other readers in */
+  readOnly?: boolean;
+}
+
+export const DEFAULT_LOCK_WAIT_MS = 30_000;
+const LOCK_RETRY_MS = 500;
+
+interface OpenDatabase {
+  instance: DuckDBInstance;
+  readOnly: boolean;
+  users: number;
+  /** applies take turns: the tail of the queue */
+  applying: Promise<unknown>;
+}
+
+/** One instance per file in this process (two instances on one file would not see each other's writes). */
+const databases = new Map<string, Promise<OpenDatabase>>();
+/** Tables being synced in this process, by file and table: resolves when released. */
+const heldTables = new Map<string, Promise<void>>();
+
+export class DuckdbTarget implements SyncTarget {
+  readonly label: string;
+  private readonly file: string;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly lockWaitMs: number;
+  private readonly readOnly: boolean;
+  private database?: OpenDatabase;
+  private missing = false;
+
+  constructor(options: DuckdbTargetOptions) {
+    this.file = path.resolve(options.path);
+    this.label = this.file;
+    this.logger = options.logger ?? nullLogger;
+    this.clock = options.clock ?? systemClock;
+    this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+    this.readOnly = options.readOnly === true;
+  }
+
+  async open(signal?: AbortSignal): Promise<void> {
+    if (this.database || this.missing) return;
+    let shared = databases.get(this.file);
+    if (!shared) {
+      shared = this.openFile(signal);
+      databases.set(this.file, shared);
+      shared.catch(() => databases.delete(this.file));
+    }
+    let database: OpenDatabase;
+    try {
+      database = await shared;
+    } catch (err) {
+      if (this.readOnly && isDqError(err) && err.kind === 'notFound') {
+        this.missing = true; // nothing synced yet: an empty list, and no file created
+        return;
+      }
+      throw err;
+    }
+    if (database.readOnly && !this.readOnly) {
+      throw new DqError('usage', `The sync database ${this.file} is open read-only in this program.`, { hint: 'Close what reads it, then sync again.' });
+    }
+    database.users++;
+    this.database = database;
+  }
+
+  async lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>> {
+    const key = `${this.file}\u0000${namespace}\u0000${table}`;
+    const deadline = this.clock.now() + this.lockWaitMs;
+    for (let held = heldTables.get(key); held; held = heldTables.get(key)) {
+      const left = deadline - this.clock.now();
+      if (left <= 0) {
+        throw new DqError('io', `Another sync in this program is still applying ${namespace}.${table} to ${this.file}.`, {
+          hint: 'Wait for it to finish, then sync the table again.',
+        });
+      }
+      await this.waitFor(held, Math.min(left, LOCK_RETRY_MS * 10), signal);
+    }
+    let release!: () => void;
+    heldTables.set(key, new Promise<void>((resolve) => (release = resolve)));
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      heldTables.delete(key);
+      release();
+    };
+  }
+
+  async readState(namespace: string, table: string): Promise<SyncState | undefined> {
+    const states = await this.states('WHERE namespace = $1 AND "table" = $2', [namespace, table]);
+    return states[0];
+  }
+
+  listStates(): Promise<SyncState[]> {
+    return this.states('ORDER BY namespace, "table"', []);
+  }
+
+  apply(plan: ApplyPlan): Promise<ApplyResult> {
+    const database = this.opened();
+    if (database.readOnly) throw new DqError('usage', `The sync database ${this.file} was opened read-only.`);
+    const turn = database.applying.then(() => this.applyNow(database, plan));
+    database.applying = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async close(): Promise<void> {
+    const database = this.database;
+    if (!database) return;
+    this.database = undefined;
+    await database.applying;
+    if (--database.users > 0) return;
+    databases.delete(this.file);
+    database.instance.closeSync();
+  }
+
+  private async applyNow(database: OpenDatabase, plan: ApplyPlan): Promise<ApplyResult> {
+    const { table, files, signal } = plan;
+    const conn = await database.instance.connect();
+    const interrupt = (): void => conn.interrupt();
+    signal?.addEventListener('abort', interrupt);
+    let open = false;
+    const run = async (sql: string, values?: (string | number)[]): Promise<number> => {
+      if (signal?.aborted) throw cancelled(`${table.namespace}.${table.table}`);
+      const result = await conn.run(sql, values);
+      return Number(result.rowsChanged);
+    };
+    try {
+      await run('BEGIN TRANSACTION');
+      open = true;
+      await run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(table.namespace)}`);
+      let upserted = 0;
+      let deleted = 0;
+      if (plan.kind === 'snapshot') {
+        await run(`DROP TABLE IF EXISTS ${tableName(table)}`);
+        await run(createTableSql(table));
+        if (files.length > 0) upserted = await run(insertSnapshotSql(table, files));
+      } else {
+        if (!(await tableExists(conn, table.namespace, table.table))) {
+          throw new DqError('snapshotRequired', `The table ${table.namespace}.${table.table} is missing from ${this.file}, though its last sync is recorded there.`, {
+            hint: 'Take a fresh snapshot of the table (sync it with --resnapshot).',
+          });
+        }
+        for (const column of plan.addedColumns) await run(addColumnSql(table, column));
+        if (files.length > 0) {
+          await run(stageChangesSql(table, files));
+          deleted = await run(deleteChangedSql(table));
+          upserted = await run(upsertChangedSql(table));
+          await run(`DROP TABLE ${CHANGES_TABLE}`);
+        }
+      }
+      const rows = await countRows(conn, table.namespace, table.table);
+      const s = plan.state;
+      await run(UPSERT_STATE, [s.namespace, s.table, s.point, s.schemaVersion, JSON.stringify(s.schema), rows, s.ranAt]);
+      await run('COMMIT');
+      open = false;
+      return { upserted, deleted, rows };
+    } catch (err) {
+      if (open) await conn.run('ROLLBACK').catch(() => undefined);
+      throw this.failure(err, `${table.namespace}.${table.table}`, signal);
+    } finally {
+      signal?.removeEventListener('abort', interrupt);
+      conn.closeSync();
+    }
+  }
+
+  private async states(where: string, values: string[]): Promise<SyncState[]> {
+    if (this.missing) return [];
+    const conn = await this.opened().instance.connect();
+    try {
+      if (!(await tableExists(conn, 'main', 'dq_sync_state'))) return [];
+      const reader = await conn.runAndReadAll(`${SELECT_STATES} ${where}`, values);
+      return reader.getRowObjectsJson().map((row) => ({
+        namespace: String(row.namespace),
+        table: String(row.table),
+        point: isoUtc(Number(row.point_ms)),
+        schemaVersion: Number(row.schema_version),
+        schema: JSON.parse(String(row.schema_text)) as JsonSchema,
+        rows: Number(row.row_count),
+        ranAt: isoUtc(Number(row.ran_ms)),
+      }));
+    } catch (err) {
+      throw this.failure(err, 'the sync state');
+    } finally {
+      conn.closeSync();
+    }
+  }
+
+  private opened(): OpenDatabase {
+    if (!this.database) throw new DqError('usage', `The sync database ${this.file} is not open.`, { hint: 'Call open() first.' });
+    return this.database;
+  }
+
+  /** Opens the file, waiting a bounded time while another process holds it; creates the meta table. */
+  private async openFile(signal?: AbortSignal): Promise<OpenDatabase> {
+    const duckdb = loadDuckDb();
+    if (!this.readOnly) await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const options: Record<string, string> = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' };
+    if (this.readOnly) options.access_mode = 'READ_ONLY';
+    const deadline = this.clock.now() + this.lockWaitMs;
+    let told = false;
+    for (;;) {
+      try {
+        const instance = await duckdb.DuckDBInstance.create(this.file, options);
+        try {
+          const conn = await instance.connect();
+          try {
+            await conn.run("SET GLOBAL TimeZone = 'UTC'");
+            if (!this.readOnly) await conn.run(CREATE_META_TABLE);
+          } finally {
+            conn.closeSync();
+          }
+        } catch (err) {
+          instance.closeSync();
+          throw err;
+        }
+        return { instance, readOnly: this.readOnly, users: 0, applying: Promise.resolve() };
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        const holder = /Conflicting lock is held in (.+?)(?: \(PID (\d+)\))?(?:\.|$)/m.exec(message);
+        if (this.readOnly && /No such file|does not exist|Cannot open database/i.test(message) && !holder) {
+          throw new DqError('notFound', `There is no sync database at ${this.file} yet.`);
+        }
+        if (!holder) throw this.failure(err, 'the database');
+        const who = holder[2] ? `process ${holder[2]} (${holder[1]})` : holder[1];
+        const left = deadline - this.clock.now();
+        if (left <= 0) {
+          throw new DqError('io', `The sync database ${this.file} is in use by ${who}; waited ${Math.round(this.lockWaitMs / 1000)} s for it.`, {
+            hint: 'Another sync may still be running, or a program has the file open (a SQL console on it): wait for it or close it, then run again.',
+          });
+        }
+        if (!told) this.logger.info(`The sync database ${this.file} is in use by ${who}; waiting up to ${Math.round(left / 1000)} s.`);
+        told = true;
+        await this.sleep(Math.min(left, LOCK_RETRY_MS), signal);
+      }
+    }
+  }
+
+  private async waitFor(held: Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {
+    const timer = new AbortController();
+    const stop = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+    try {
+      await Promise.race([held, this.clock.sleep(ms, stop).catch(() => undefined)]);
+    } finally {
+      timer.abort();
+    }
+    if (signal?.aborted) throw new DqError('cancelled', 'The sync was cancelled while waiting for a table another sync holds.');
+  }
+
+  private async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.clock.sleep(ms, signal);
+    } catch {
+      throw new DqError('cancelled', `The sync was cancelled while waiting for ${this.file}.`);
+    }
+  }
+
+  /** A DuckDB failure as a DqError a person can act on; the database stays at its last complete run. */
+  private failure(err: unknown, what: string, signal?: AbortSignal): DqError {
+    if (isDqError(err)) return err;
+    const raw = err instanceof Error ? err.message : String(err);
+    const first = raw.split('\n')[0].trim();
+    const kind = /^([A-Za-z ]+?) Error:/.exec(first)?.[1]?.toLowerCase() ?? '';
+    if (kind === 'interrupt' || signal?.aborted) return cancelled(what);
+    const code = (err as { code?: unknown }).code;
+    if (/no space left|disk is full|ENOSPC|could not write|could not truncate|file too large|EFBIG|read-only file system|permission denied/i.test(raw) || typeof code === 'string') {
+      return new DqError('io', `Writing ${what} to ${this.file} failed: ${first}`, {
+        hint: 'Free disk space or choose a folder you can write (--to); the database stays at its last complete sync.',
+        cause: err,
+      });
+    }
+    if (kind === 'out of memory') {
+      return new DqError('io', `DuckDB ran out of memory applying ${what}: ${first}`, { hint: 'Close other programs or sync fewer tables at once.', cause: err });
+    }
+    if (kind === 'invalid input' || kind === 'conversion' || kind === 'constraint') {
+      return new DqError('invalidResponse', `The result files of ${what} could not be loaded: ${first}`, {
+        hint: 'Sync the table again; if it fails the same way, report the table and its schema version to the provider.',
+        cause: err,
+      });
+    }
+    return new DqError('io', `The sync database ${this.file} failed on ${what}: ${first}`, {
+      hint: 'Check the file and the folder it is in; the database stays at its last complete sync.',
+      cause: err,
+    });
+  }
+}
+
+function cancelled(what: string): DqError {
+  return new DqError('cancelled', `The sync of ${what} was cancelled; its table and sync state stay as they were.`);
+}
+
+async function tableExists(conn: DuckDBConnection, schema: string, table: string): Promise<boolean> {
+  const reader = await conn.runAndReadAll(
+    "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2",
+    [schema, table],
+  );
+  return Number(reader.getRowsJson()[0][0]) > 0;
+}
+
+async function countRows(conn: DuckDBConnection, namespace: string, table: string): Promise<number> {
+  const reader = await conn.runAndReadAll(`SELECT count(*) FROM ${tableName({ namespace, table })}`);
+  return Number(reader.getRowsJson()[0][0]);
+}
+
+type DuckDbModule = typeof import('@duckdb/node-api');
+
+/** Loaded on first use, so dq commands that never sync to DuckDB never load the native library. */
+function loadDuckDb(): DuckDbModule {
+  try {
+    return require('@duckdb/node-api') as DuckDbModule;
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    throw new DqError('io', `DuckDB has no working native library for ${process.platform}-${process.arch} (${reason}).`, {
+      hint: 'Install a build of this tool for this platform, or sync to PostgreSQL (--to postgresql://...).',
+    });
+  }
+}

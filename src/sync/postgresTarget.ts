@@ -1,0 +1,371 @@
+// The PostgreSQL sync target (`postgresql://...`): one schema per namespace, one table per
+// service table with its key columns as primary key, and the meta table
+// `public.dq_sync_state`. A run streams the job's gzip JSONL objects into a temporary
+// staging table with COPY, then replaces the table (snapshot) or merges the last record of
+// each key (`INSERT ... ON CONFLICT`, `DELETE ... USING`), and upserts the meta row, all in
+// one transaction: a failure, an abort or a lost connection leaves the last complete run.
+// Each table is applied on its own session, which holds the table's advisory lock, so two
+// syncs (cron, editor) never apply the same table at once and tables can run side by side.
+
+import { DqError } from '../client/errors';
+import { systemClock, type Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
+import { PostgresEndpoint, type PostgresSession } from './postgresConnection';
+import { copyFileToStage } from './postgresCopy';
+import { postgresError } from './postgresErrors';
+import {
+  addColumn,
+  catalogType,
+  CREATE_META_TABLE,
+  CREATE_STAGE,
+  createLastTable,
+  createTable,
+  deleteChanges,
+  insertSnapshot,
+  isoFromUtcText,
+  keyColumns,
+  LAST_TABLE,
+  LOCK_HOLDER,
+  LOCK_KEYS,
+  lockName,
+  META_DDL_LOCK,
+  META_TABLE,
+  primaryKeyClause,
+  qualifiedName,
+  quoteIdent,
+  SELECT_META_ROWS,
+  stageNeedsMerge,
+  TABLE_SHAPE,
+  UPSERT_META_ROW,
+  upsertChanges,
+} from './postgresSql';
+import type { ApplyPlan, ApplyResult, SyncState, SyncTarget, TargetTable } from './syncTarget';
+
+export interface PostgresTargetOptions {
+  /** `postgresql://user@host:port/database`; a password here works but is best kept elsewhere */
+  url: string;
+  logger: Logger;
+  clock?: Clock;
+  /** how long `lockTable` waits for another sync to finish the table (default 30 s) */
+  lockWaitMs?: number;
+  /** where PGPASSWORD and PGPASSFILE are read (process.env by default) */
+  env?: NodeJS.ProcessEnv;
+  /** where ~/.pgpass is looked for (the user's home by default) */
+  homeDir?: string;
+}
+
+interface TableLock {
+  session: PostgresSession;
+  release: () => Promise<void>;
+}
+
+interface MetaRow {
+  namespace: string;
+  table: string;
+  point: string;
+  schema_version: number;
+  schema: SyncState['schema'];
+  row_count: string;
+  ran_at: string;
+}
+
+const DEFAULT_LOCK_WAIT_MS = 30_000;
+
+function stateOf(row: MetaRow): SyncState {
+  return {
+    namespace: row.namespace,
+    table: row.table,
+    point: isoFromUtcText(row.point),
+    schemaVersion: row.schema_version,
+    schema: row.schema,
+    rows: Number(row.row_count),
+    ranAt: isoFromUtcText(row.ran_at),
+  };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+export class PostgresTarget implements SyncTarget {
+  readonly label: string;
+  private readonly endpoint: PostgresEndpoint;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly lockWaitMs: number;
+  private main?: PostgresSession;
+  /** the meta session runs one statement at a time, whoever asks */
+  private mainQueue: Promise<unknown> = Promise.resolve();
+  private readonly locks = new Map<string, TableLock>();
+
+  constructor(options: PostgresTargetOptions) {
+    this.endpoint = new PostgresEndpoint({ url: options.url, logger: options.logger, env: options.env, homeDir: options.homeDir });
+    this.label = this.endpoint.label;
+    this.logger = options.logger;
+    this.clock = options.clock ?? systemClock;
+    this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+  }
+
+  async open(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw this.cancelled('connecting');
+    await this.onMain('connecting', async (session) => {
+      const doing = 'creating the meta table';
+      const { rows } = await this.run(session, doing, `SELECT to_regclass('${META_TABLE}') IS NOT NULL AS found`);
+      if (rows[0]?.found) return;
+      // two first syncs at once: the lock makes the second find the table the first created
+      await this.inShortTransaction(session, doing, [[META_DDL_LOCK, [META_TABLE]], [CREATE_META_TABLE]]);
+      this.logger.debug(`postgres: ${this.label}: created the meta table ${META_TABLE}`);
+    });
+  }
+
+  async lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>> {
+    const name = lockName(namespace, table);
+    if (this.locks.has(name)) throw new DqError('usage', `${name} is already being synced by this run.`);
+    const session = await this.endpoint.connect(`locking ${name}`);
+    const started = this.clock.now();
+    let pause = 200;
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const { rows } = await session.client.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEYS}) AS got`, [name]);
+        if (rows[0]?.got) break;
+        const waited = this.clock.now() - started;
+        if (waited >= this.lockWaitMs) throw await this.lockHeld(session, name, waited);
+        await this.clock.sleep(Math.min(pause, this.lockWaitMs - waited), signal);
+        pause = Math.min(pause * 2, 2_000);
+      }
+    } catch (err) {
+      await session.close();
+      throw signal?.aborted ? this.cancelled(`waiting for the lock of ${name}`) : postgresError(err, this.endpoint.errorContext(`locking ${name}`));
+    }
+    let released = false;
+    const release = async (): Promise<void> => {
+      if (released) return;
+      released = true;
+      this.locks.delete(name);
+      try {
+        if (session.usable) await session.client.query(`SELECT pg_advisory_unlock(${LOCK_KEYS})`, [name]);
+      } catch (err) {
+        this.logger.debug(`postgres: unlocking ${name}: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        // the session's end releases the lock in any case
+        await session.close();
+      }
+    };
+    this.locks.set(name, { session, release });
+    this.logger.debug(`postgres: ${this.label}: locked ${name}`);
+    return release;
+  }
+
+  async readState(namespace: string, table: string): Promise<SyncState | undefined> {
+    const rows = await this.readMeta(`${SELECT_META_ROWS} WHERE namespace = $1 AND "table" = $2`, [namespace, table]);
+    return rows[0] ? stateOf(rows[0]) : undefined;
+  }
+
+  async listStates(): Promise<SyncState[]> {
+    return (await this.readMeta(`${SELECT_META_ROWS} ORDER BY namespace, "table"`)).map(stateOf);
+  }
+
+  private readMeta(sql: string, params?: unknown[]): Promise<MetaRow[]> {
+    const doing = 'reading the meta table';
+    return this.onMain(doing, async (session) => (await this.run<MetaRow>(session, doing, sql, params)).rows);
+  }
+
+  /** Runs work on the meta session (opened again when the last one was lost), one at a time. */
+  private onMain<T>(doing: string, work: (session: PostgresSession) => Promise<T>): Promise<T> {
+    const done = this.mainQueue.then(async () => work(await this.mainSession(doing)));
+    this.mainQueue = done.catch(() => undefined);
+    return done;
+  }
+
+  async apply(plan: ApplyPlan): Promise<ApplyResult> {
+    const { table, signal } = plan;
+    const name = lockName(table.namespace, table.table);
+    if (keyColumns(table).length === 0) throw new DqError('usage', `${name} has no key columns, so its rows cannot be merged.`);
+    let lock = this.locks.get(name);
+    let ownRelease: (() => Promise<void>) | undefined;
+    if (!lock) {
+      ownRelease = await this.lockTable(table.namespace, table.table, signal);
+      lock = this.locks.get(name)!;
+    }
+    const { session } = lock;
+    const doing = `applying the ${plan.kind === 'snapshot' ? 'snapshot' : 'changes'} of ${name}`;
+    const started = this.clock.now();
+    let cancelling: Promise<boolean> | undefined;
+    const onAbort = (): void => {
+      if (session.pid !== undefined) cancelling ??= this.endpoint.cancel(session.pid);
+    };
+    let inTransaction = false;
+    try {
+      if (!session.usable) throw new DqError('network', `The connection that held the lock of ${name} was lost.`, { hint: 'Run the sync again.' });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      signal?.throwIfAborted();
+      await this.ensureSchema(session, table.namespace);
+      const q = (sql: string, params?: unknown[]) => {
+        signal?.throwIfAborted();
+        return session.client.query(sql, params);
+      };
+      await q('BEGIN');
+      inTransaction = true;
+      await q(`SET LOCAL work_mem = '64MB'`);
+      await q(CREATE_STAGE);
+      let records = 0;
+      for (const [i, file] of plan.files.entries()) {
+        records += await copyFileToStage(session.client, file, signal);
+        this.logger.debug(`postgres: ${name}: staged file ${i + 1} of ${plan.files.length} (${records} records so far)`);
+      }
+      let upserted: number;
+      let deleted = 0;
+      if (plan.kind === 'snapshot') {
+        const created = await this.emptyTable(session, table, q);
+        const merge = (await q(stageNeedsMerge(table))).rows[0]?.needed === true;
+        upserted = (await q(insertSnapshot(table, merge))).rowCount ?? 0;
+        if (created) await q(`ALTER TABLE ${qualifiedName(table.namespace, table.table)} ADD ${primaryKeyClause(table)}`);
+      } else {
+        const found = await q(`SELECT to_regclass($1) IS NOT NULL AS found`, [qualifiedName(table.namespace, table.table)]);
+        if (!found.rows[0]?.found) {
+          throw new DqError('snapshotRequired', `The table ${name} is missing from PostgreSQL at ${this.label}, so its changes have nowhere to go.`, {
+            hint: 'Sync it with a fresh snapshot (--resnapshot) to create it again.',
+          });
+        }
+        for (const column of plan.addedColumns) await q(addColumn(table, column));
+        await q(createLastTable(table));
+        await q(`ANALYZE ${LAST_TABLE}`);
+        deleted = (await q(deleteChanges(table))).rowCount ?? 0;
+        upserted = (await q(upsertChanges(table))).rowCount ?? 0;
+      }
+      const counted = await q(`SELECT count(*)::text AS n FROM ${qualifiedName(table.namespace, table.table)}`);
+      const rows = Number(counted.rows[0].n);
+      const { state } = plan;
+      await q(UPSERT_META_ROW, [table.namespace, table.table, state.point, state.schemaVersion, JSON.stringify(state.schema), rows, state.ranAt]);
+      await q('COMMIT');
+      inTransaction = false;
+      // an abort that came too late to matter: its cancel must not hit the session's next statement
+      if (cancelling) await cancelling;
+      this.logger.info(
+        `postgres: ${name}: ${plan.kind} applied from ${records} records: ${upserted} upserted, ${deleted} deleted, ${rows} rows (${seconds(this.clock.now() - started)})`,
+      );
+      return { upserted, deleted, rows };
+    } catch (err) {
+      if (cancelling) await cancelling;
+      if (inTransaction && session.usable) {
+        try {
+          await session.client.query('ROLLBACK');
+        } catch {
+          // the server rolls back when the session ends
+          await session.close();
+        }
+      }
+      const failure = signal?.aborted ? this.cancelled(doing, true) : postgresError(err, this.endpoint.errorContext(doing, true));
+      this.logger.debug(`postgres: ${name}: ${failure.message}`);
+      throw failure;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      if (ownRelease) await ownRelease();
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const lock of [...this.locks.values()]) await lock.release();
+    await this.mainQueue;
+    await this.main?.close();
+    this.main = undefined;
+  }
+
+  /** The session for the meta table, opened again when the last one was lost. */
+  private async mainSession(doing: string): Promise<PostgresSession> {
+    if (!this.main?.usable) {
+      await this.main?.close();
+      this.main = undefined;
+      this.main = await this.endpoint.connect(doing);
+    }
+    return this.main;
+  }
+
+  private async run<T extends object = Record<string, unknown>>(session: PostgresSession, doing: string, sql: string, params?: unknown[]) {
+    try {
+      return await session.client.query<T & Record<string, unknown>>(sql, params);
+    } catch (err) {
+      throw postgresError(err, this.endpoint.errorContext(doing));
+    }
+  }
+
+  /** Runs statements in a transaction of their own, committed at once. */
+  private async inShortTransaction(session: PostgresSession, doing: string, statements: [string, unknown[]?][]) {
+    try {
+      await session.client.query('BEGIN');
+      const results = [];
+      for (const [sql, params] of statements) results.push(await session.client.query(sql, params));
+      await session.client.query('COMMIT');
+      return results;
+    } catch (err) {
+      if (session.usable) await session.client.query('ROLLBACK').catch(() => undefined);
+      throw postgresError(err, this.endpoint.errorContext(doing));
+    }
+  }
+
+  /**
+   * The namespace's schema, created in a transaction of its own before the run's: an empty
+   * schema is harmless, and holding its creation open would make other tables wait.
+   */
+  private async ensureSchema(session: PostgresSession, namespace: string): Promise<void> {
+    const { rows } = await session.client.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [namespace]);
+    if (rows.length > 0) return;
+    await this.inShortTransaction(session, `creating the schema ${namespace}`, [
+      [META_DDL_LOCK, [`schema ${namespace}`]],
+      [`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(namespace)}`],
+    ]);
+  }
+
+  /**
+   * Empties the table for a snapshot. A table whose key and column types still match is
+   * truncated (views, grants and comments on it survive), gaining any new column; any other
+   * is dropped. Returns true when the table was created anew (without its key yet: the key
+   * is added after loading, which is faster than keeping it up to date row by row).
+   */
+  private async emptyTable(session: PostgresSession, table: TargetTable, q: (sql: string, params?: unknown[]) => Promise<unknown>): Promise<boolean> {
+    const qualified = qualifiedName(table.namespace, table.table);
+    const { rows } = await session.client.query<{ name: string; type: string; key_position: number }>(TABLE_SHAPE, [qualified]);
+    if (rows.length > 0) {
+      const existing = new Map(rows.map((r) => [r.name, r]));
+      const typesMatch = table.columns.every((c) => {
+        const found = existing.get(c.name);
+        return found === undefined || found.type === catalogType(c.type);
+      });
+      const key = rows.filter((r) => r.key_position > 0).sort((a, b) => a.key_position - b.key_position).map((r) => r.name);
+      const wanted = keyColumns(table).map((c) => c.name);
+      if (typesMatch && key.join('\u0000') === wanted.join('\u0000')) {
+        for (const column of table.columns) if (!existing.has(column.name)) await q(addColumn(table, column));
+        await q(`TRUNCATE ${qualified}`);
+        return false;
+      }
+      this.logger.info(`postgres: ${table.namespace}.${table.table}: its columns or key changed; the snapshot replaces the table`);
+      await q(`DROP TABLE ${qualified}`);
+    }
+    await q(createTable(table, false));
+    return true;
+  }
+
+  private async lockHeld(session: PostgresSession, name: string, waited: number): Promise<DqError> {
+    let holder = '';
+    try {
+      const { rows } = await session.client.query<{ pid: number; application_name: string | null; client_addr: string | null }>(LOCK_HOLDER, [name]);
+      const row = rows[0];
+      if (row) {
+        const who = row.application_name ? `${row.application_name}, ` : '';
+        const from = row.client_addr ? ` from ${row.client_addr}` : '';
+        holder = ` (${who}server process ${row.pid}${from})`;
+      }
+    } catch {
+      // who holds it is a courtesy; the message stands without it
+    }
+    return new DqError('io', `Another sync${holder} is applying ${name} in PostgreSQL at ${this.label}; waited ${seconds(waited)}.`, {
+      hint: 'Run the sync again when it has finished.',
+      operation: 'postgres',
+    });
+  }
+
+  private cancelled(doing: string, applying = false): DqError {
+    return new DqError('cancelled', `Stopped while ${doing}${applying ? '; the table keeps its last complete run' : ''}.`);
+  }
+}

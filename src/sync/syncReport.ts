@@ -1,0 +1,39 @@
+// What a sync run tells its caller: progress events while it runs and one report per table
+// at the end. The CLI prints them (`dq sync`, `--json`), the editor shows them (progress
+// notification, tree marks); both read these shapes only.
+
+export type TableSyncOutcome = 'synced' | 'unchanged' | 'failed' | 'cancelled';
+
+export interface TableSyncReport {
+  namespace: string;
+  table: string;
+  outcome: TableSyncOutcome;
+  kind?: 'snapshot' | 'changes';
+  upserted: number;
+  deleted: number;
+  /** rows in the target table after the run (undefined when it failed before loading) */
+  rows?: number;
+  /** the point reached (ISO), or the point kept when it failed */
+  point?: string;
+  schemaVersion?: number;
+  seconds: number;
+  /** for a failed table: the message a person can act on, and the error's kind */
+  error?: { kind: string; message: string; hint?: string; uuid?: string };
+  /** true when the table needs a fresh snapshot (`--resnapshot`) to go on */
+  needsResnapshot?: boolean;
+}
+
+export type SyncStage = 'queued' | 'querying' | 'downloading' | 'applying' | 'done';
+
+export interface SyncProgress {
+  namespace: string;
+  table: string;
+  stage: SyncStage;
+  /** for `queued`: when the create-job budget lets it start (ms since epoch) */
+  startsAt?: number;
+  /** for `downloading`: bytes so far and expected */
+  bytes?: number;
+  totalBytes?: number;
+  /** set with `done` */
+  report?: TableSyncReport;
+}

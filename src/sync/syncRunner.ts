@@ -1,0 +1,276 @@
+// Keeps service tables current in a target: for each table, a snapshot the first time (or
+// when asked), afterwards the changes since the point the target's meta table holds, asked as
+// gzip JSONL, downloaded still compressed into a work folder and applied by the target in one
+// transaction together with the new point. Tables run several at once; the shared client's
+// limiter paces their create-job calls (a table it holds back is reported `queued`, with when
+// it starts), so a namespace of many tables never earns a 429. One failing table never stops
+// the others: each ends in its own report. A schema change that cannot be applied in place,
+// or a point older than the history the service keeps, stops that table and says that a fresh
+// snapshot (`resnapshot`) is needed. The caller opens the target before and closes it after.
+
+import * as os from 'node:os';
+import { DqError, isCancelled, isDqError } from '../client/errors';
+import type { CallOptions, DownloadedFile, DownloadOptions, WaitOptions } from '../client/types';
+import { systemClock, type Clock } from '../core/clock';
+import type { CreateJobRequest, JobRecord, SchemaEnvelope } from '../core/contract';
+import { isoUtc } from '../core/isoTime';
+import { nullLogger, type Logger } from '../core/logger';
+import { compareSchemas } from './schemaChanges';
+import { targetTableOf } from './syncColumns';
+import type { SyncProgress, SyncStage, TableSyncReport } from './syncReport';
+import type { SyncState, SyncTarget, TargetColumn } from './syncTarget';
+import { checkGzipFiles, makeWorkFolder, removeWorkFolder } from './syncWorkFolder';
+
+/** The part of the shared client a sync uses. */
+export interface SyncClient {
+  listTables(namespace: string, opts?: CallOptions): Promise<string[]>;
+  getSchema(namespace: string, table: string, opts?: CallOptions): Promise<SchemaEnvelope>;
+  runJob(namespace: string, table: string, request: CreateJobRequest, opts?: CallOptions & WaitOptions): Promise<JobRecord>;
+  downloadJob(job: JobRecord, opts: DownloadOptions): Promise<DownloadedFile[]>;
+}
+
+export interface SyncRunOptions {
+  client: SyncClient;
+  /** opened by the caller, who also closes it */
+  target: SyncTarget;
+  namespace: string;
+  /** the tables to sync, or every table of the namespace */
+  tables: readonly string[] | 'all';
+  /** a fresh snapshot instead of the changes since the stored point */
+  resnapshot?: boolean;
+  /** sync up to this point (ISO) instead of the latest data: for reproducible runs */
+  until?: string;
+  /** tables synced at once (default 4) */
+  concurrency?: number;
+  /** where work folders are made (default the system's temporary folder) */
+  workDir?: string;
+  signal?: AbortSignal;
+  onProgress?: (progress: SyncProgress) => void;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export const DEFAULT_SYNC_CONCURRENCY = 4;
+/** download progress is reported at most this often per table */
+const PROGRESS_EVERY_MS = 250;
+
+/** Syncs the tables and resolves with one report per table, in the order they were named. */
+export async function runSync(options: SyncRunOptions): Promise<TableSyncReport[]> {
+  const { client, namespace, signal } = options;
+  const tables = options.tables === 'all' ? await client.listTables(namespace, { signal }) : [...new Set(options.tables)];
+  const run = new TableRuns(options);
+  for (const table of tables) run.progress(table, 'queued');
+  const reports: TableSyncReport[] = new Array(tables.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tables.length) {
+      const index = next++;
+      reports[index] = await run.sync(tables[index]);
+    }
+  };
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_SYNC_CONCURRENCY));
+  await Promise.all(Array.from({ length: Math.min(concurrency, tables.length) }, worker));
+  return reports;
+}
+
+/** What the runner knows about one table while it syncs it. */
+interface TableRun {
+  table: string;
+  started: number;
+  state?: SyncState;
+  kind?: 'snapshot' | 'changes';
+  envelope?: SchemaEnvelope;
+}
+
+class TableRuns {
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+
+  constructor(private readonly o: SyncRunOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.logger = o.logger ?? nullLogger;
+  }
+
+  progress(table: string, stage: SyncStage, more: Partial<SyncProgress> = {}): void {
+    this.o.onProgress?.({ namespace: this.o.namespace, table, stage, ...more });
+  }
+
+  async sync(table: string): Promise<TableSyncReport> {
+    const run: TableRun = { table, started: this.clock.now() };
+    let report: TableSyncReport;
+    let release: (() => Promise<void>) | undefined;
+    try {
+      if (this.o.signal?.aborted) throw new DqError('cancelled', 'The sync was cancelled before this table started.');
+      release = await this.o.target.lockTable(this.o.namespace, table, this.o.signal);
+      report = await this.syncLocked(run);
+    } catch (err) {
+      report = this.failed(run, err);
+    } finally {
+      await release?.().catch(() => undefined);
+    }
+    this.progress(table, 'done', { report });
+    return report;
+  }
+
+  private async syncLocked(run: TableRun): Promise<TableSyncReport> {
+    const { client, target, namespace, signal, until } = this.o;
+    const name = `${namespace}.${run.table}`;
+    run.state = await target.readState(namespace, run.table);
+    run.kind = run.state && !this.o.resnapshot ? 'changes' : 'snapshot';
+    run.envelope = await client.getSchema(namespace, run.table, { signal });
+    let added = this.addedColumns(run);
+    const since = run.kind === 'changes' ? run.state?.point : undefined;
+    if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) {
+      this.logger.info(`${name}: already synced to ${since}, not before ${until}; nothing to do.`);
+      return this.report(run, 'unchanged', { upserted: 0, deleted: 0, rows: run.state?.rows, point: since });
+    }
+    this.progress(run.table, 'querying');
+    this.logger.info(`${name}: ${since ? `changes since ${since}` : 'snapshot'}${until ? ` until ${until}` : ''}.`);
+    let job: JobRecord;
+    let queued = false;
+    try {
+      job = await client.runJob(namespace, run.table, { format: 'jsonl', ...(since ? { since } : {}), ...(until ? { until } : {}) }, {
+        signal,
+        onQueued: (wait) => {
+          if (wait.operation !== 'createJob') return;
+          queued = true;
+          this.progress(run.table, 'queued', { startsAt: this.clock.now() + wait.waitMs });
+        },
+        onUpdate: () => {
+          if (queued) this.progress(run.table, 'querying'); // the limiter let it go: the job exists
+          queued = false;
+        },
+      });
+    } catch (err) {
+      if (run.kind === 'changes' && isDqError(err) && err.kind === 'snapshotRequired') return this.rangeRefused(run, err);
+      throw err;
+    }
+    const point = run.kind === 'snapshot' ? job.at : job.until;
+    if (!point || Number.isNaN(Date.parse(point))) {
+      throw new DqError('invalidResponse', `The job for ${name} completed without ${run.kind === 'snapshot' ? 'the point its data reflects (at)' : 'the end of its range (until)'}.`, {
+        hint: 'Try again later; report it to the provider if it persists.',
+      });
+    }
+    if (job.schema_version !== undefined && job.schema_version !== run.envelope.version) {
+      this.logger.info(`${name}: the job's data is at schema version ${job.schema_version}, not ${run.envelope.version}; reading the schema again.`);
+      run.envelope = await client.getSchema(namespace, run.table, { signal });
+      if (job.schema_version > run.envelope.version) {
+        throw new DqError('server', `The job for ${name} holds data of schema version ${job.schema_version}, but the service still describes version ${run.envelope.version}.`, {
+          hint: 'Try again in a few minutes, once the service gives the new schema.',
+        });
+      }
+      added = this.addedColumns(run);
+    }
+    const folder = await makeWorkFolder(this.o.workDir ?? os.tmpdir());
+    try {
+      const files = await this.download(run, job, folder);
+      await checkGzipFiles(files, signal);
+      this.progress(run.table, 'applying');
+      const result = await target.apply({
+        kind: run.kind,
+        table: targetTableOf(namespace, run.table, run.envelope),
+        files: files.map((f) => f.path),
+        addedColumns: added,
+        state: { namespace, table: run.table, point, schemaVersion: run.envelope.version, schema: run.envelope.schema, ranAt: isoUtc(this.clock.now()) },
+        signal,
+      });
+      const outcome = run.kind === 'changes' && result.upserted === 0 && result.deleted === 0 && added.length === 0 ? 'unchanged' : 'synced';
+      this.logger.info(`${name}: ${outcome}, ${result.upserted} upserted, ${result.deleted} deleted, ${result.rows} rows, at ${point}.`);
+      return this.report(run, outcome, { ...result, point });
+    } finally {
+      await removeWorkFolder(folder);
+    }
+  }
+
+  /** Columns to add in place; throws (needing a snapshot) for a change that cannot be applied. */
+  private addedColumns(run: TableRun): TargetColumn[] {
+    if (run.kind !== 'changes' || !run.state || !run.envelope) return [];
+    const stored = { version: run.state.schemaVersion, schema: run.state.schema };
+    const change = compareSchemas(stored, run.envelope);
+    const name = `${this.o.namespace}.${run.table}`;
+    for (const note of change.notes) this.logger.info(`${name}: schema version ${run.envelope.version}: ${note}.`);
+    if (change.added.length > 0) this.logger.info(`${name}: adding ${change.added.map((c) => `"${c.name}"`).join(', ')}.`);
+    if (change.incompatible.length > 0) {
+      throw new DqError('snapshotRequired', `The schema of ${name} changed from version ${run.state.schemaVersion} to ${run.envelope.version} in a way that cannot be applied to the rows already synced: ${change.incompatible.join('; ')}.`, {
+        hint: this.resnapshotHint(run.table),
+      });
+    }
+    return change.added;
+  }
+
+  /** The service refused `since`: nothing newer yet, or older than the history it keeps. */
+  private rangeRefused(run: TableRun, err: DqError): TableSyncReport {
+    const point = run.state?.point as string;
+    const earliest = typeof err.details?.since === 'string' ? err.details.since : undefined;
+    const latest = typeof err.details?.until === 'string' ? err.details.until : undefined;
+    const older = earliest !== undefined && Date.parse(point) < Date.parse(earliest);
+    if (!older && latest !== undefined && Date.parse(latest) <= Date.parse(point)) {
+      this.logger.info(`${this.o.namespace}.${run.table}: nothing newer than ${point} yet.`);
+      return this.report(run, 'unchanged', { upserted: 0, deleted: 0, rows: run.state?.rows, point });
+    }
+    if (!older && !/snapshot/i.test(err.type ?? '')) throw err;
+    const kept = earliest ? ` (it keeps changes from ${earliest})` : '';
+    throw new DqError('snapshotRequired', `The last sync of ${this.o.namespace}.${run.table} reached ${point}, which is older than the history the service keeps${kept}.`, {
+      status: err.status,
+      type: err.type,
+      uuid: err.uuid,
+      hint: this.resnapshotHint(run.table),
+    });
+  }
+
+  private resnapshotHint(table: string): string {
+    return `Take a fresh snapshot, which replaces the table: sync it again with --resnapshot (dq sync ${this.o.namespace} ${table} --resnapshot).`;
+  }
+
+  private async download(run: TableRun, job: JobRecord, folder: string): Promise<DownloadedFile[]> {
+    let last = -Infinity;
+    this.progress(run.table, 'downloading', { bytes: 0 });
+    return this.o.client.downloadJob(job, {
+      dir: folder,
+      format: 'jsonl',
+      decompress: false,
+      signal: this.o.signal,
+      onProgress: (p) => {
+        const now = this.clock.now();
+        const done = p.doneObjects === p.totalObjects;
+        if (!done && now - last < PROGRESS_EVERY_MS) return;
+        last = now;
+        this.progress(run.table, 'downloading', { bytes: p.allBytes });
+      },
+    });
+  }
+
+  private report(run: TableRun, outcome: TableSyncReport['outcome'], facts: Partial<TableSyncReport>): TableSyncReport {
+    const report: TableSyncReport = {
+      namespace: this.o.namespace,
+      table: run.table,
+      outcome,
+      upserted: facts.upserted ?? 0,
+      deleted: facts.deleted ?? 0,
+      seconds: Math.round((this.clock.now() - run.started) / 100) / 10,
+    };
+    if (run.kind) report.kind = run.kind;
+    if (facts.rows !== undefined) report.rows = facts.rows;
+    if (facts.point !== undefined) report.point = facts.point;
+    const version = outcome === 'synced' || outcome === 'unchanged' ? run.envelope?.version : run.state?.schemaVersion;
+    if (version !== undefined) report.schemaVersion = version;
+    return report;
+  }
+
+  private failed(run: TableRun, err: unknown): TableSyncReport {
+    const name = `${this.o.namespace}.${run.table}`;
+    const kept = { rows: run.state?.rows, point: run.state?.point };
+    if (isCancelled(err) || this.o.signal?.aborted) {
+      this.logger.info(`${name}: cancelled; the target keeps its last complete sync.`);
+      return this.report(run, 'cancelled', kept);
+    }
+    const e = isDqError(err) ? err : new DqError('io', `The sync of ${name} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    this.logger.info(`${name}: ${e.describe()}`); // the report carries it to the caller, who shows it
+    const report = this.report(run, 'failed', kept);
+    report.error = { kind: e.kind, message: e.message };
+    if (e.hint) report.error.hint = e.hint;
+    if (e.uuid) report.error.uuid = e.uuid;
+    if (e.kind === 'snapshotRequired' && run.kind === 'changes') report.needsResnapshot = true;
+    return report;
+  }
+}

@@ -1,0 +1,84 @@
+// What a sync target is to the sync runner: a database (a DuckDB file or a PostgreSQL server)
+// that holds one table per service table, `<namespace>.<table>`, and a meta table,
+// `dq_sync_state`, with the point each table reached. The runner decides what to query and
+// hands a target the downloaded result objects of one job (gzip JSONL, as the service sends
+// them, never decompressed on disk); the target applies them in one transaction together
+// with the new meta row, so the meta row never claims a point whose changes are not applied.
+
+import type { JsonSchema } from '../core/contract';
+
+/** A column type in the target, mapped from the schema with care (see syncColumns.ts). */
+export type TargetType = 'integer' | 'bigint' | 'double' | 'boolean' | 'timestamptz' | 'date' | 'text' | 'json';
+
+export interface TargetColumn {
+  /** the column's name in the target table */
+  name: string;
+  /** where the value sits in a JSONL record: ['key', 'id'], ['value', 'address', 'city'] */
+  path: string[];
+  type: TargetType;
+  /** part of the primary key */
+  key: boolean;
+}
+
+/** A service table as a target table: its columns (key columns first) and its schema. */
+export interface TargetTable {
+  namespace: string;
+  table: string;
+  columns: TargetColumn[];
+  schemaVersion: number;
+  /** the table's JSON schema as the service gave it, kept in the meta table */
+  schema: JsonSchema;
+}
+
+/** One row of `dq_sync_state`. */
+export interface SyncState {
+  namespace: string;
+  table: string;
+  /** the point reached: the snapshot's `at` or the last incremental's `until` (ISO) */
+  point: string;
+  schemaVersion: number;
+  schema: JsonSchema;
+  /** rows in the target table after the run */
+  rows: number;
+  /** when the run finished (ISO) */
+  ranAt: string;
+}
+
+/** What one run applies: a whole snapshot (replaces the table) or a set of changes. */
+export interface ApplyPlan {
+  kind: 'snapshot' | 'changes';
+  table: TargetTable;
+  /** the job's result objects on disk, gzip JSONL, in the job's order */
+  files: string[];
+  /** columns added since the stored schema, to add in place before loading (changes only) */
+  addedColumns: TargetColumn[];
+  /** the meta row to write in the same transaction (its `rows` is filled in by the target) */
+  state: Omit<SyncState, 'rows'>;
+  signal?: AbortSignal;
+}
+
+export interface ApplyResult {
+  /** rows inserted or updated (a snapshot counts every distinct key it loaded) */
+  upserted: number;
+  deleted: number;
+  /** rows in the table afterwards */
+  rows: number;
+}
+
+export interface SyncTarget {
+  /** how the target is shown to a person: a file path, or a URL without its password */
+  readonly label: string;
+  /** Connects, creates the meta table when missing. */
+  open(signal?: AbortSignal): Promise<void>;
+  /**
+   * Takes the advisory lock of one table, so two syncs of the same target never apply the
+   * same table at once; waits a bounded time, then fails with a message naming the holder
+   * where known. The release is safe to call twice.
+   */
+  lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>>;
+  readState(namespace: string, table: string): Promise<SyncState | undefined>;
+  listStates(): Promise<SyncState[]>;
+  /** Applies the plan in one transaction (table DDL, rows and meta row); all or nothing. */
+  apply(plan: ApplyPlan): Promise<ApplyResult>;
+  close(): Promise<void>;
+}

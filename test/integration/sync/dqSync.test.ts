@@ -1,0 +1,122 @@
+// dq sync and dq sync-status against the emulator, as a person (or cron) runs them: what they
+// print, as text and JSON, the exit codes, and that no secret or password is ever printed.
+// dq keeps to the service's default limits (5 create-job calls a minute), so this file makes
+// few jobs.
+
+import * as assert from 'node:assert/strict';
+import { existsSync, promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
+import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
+import type { TableSyncReport } from '../../../src/sync/syncReport';
+import { runDq, type CliRun } from '../../support/cliHarness';
+
+describe('dq sync and dq sync-status', function () {
+  this.timeout(60_000);
+  let emu: RunningEmulator;
+  let tmp: string;
+  let env: NodeJS.ProcessEnv;
+  const runs: CliRun[] = [];
+
+  async function dq(argv: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+    const run = await runDq(argv, { env: { ...env, ...extraEnv }, cwd: tmp });
+    runs.push(run);
+    return run;
+  }
+
+  before(async () => {
+    emu = await startEmulator({ jobDelayMs: 200, limits: false });
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-sync-cli-'));
+    env = { DQ_BASE_URL: emu.baseUrl, DQ_DATA_PREFIX: emu.dataPrefix, DQ_CLIENT_ID: emu.clientId, DQ_CLIENT_SECRET: emu.clientSecret, HOME: tmp, TMPDIR: tmp };
+  });
+  after(async () => {
+    await emu.close();
+    await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('dq sync --all --json syncs every table of the namespace into the file; dq sync-status lists them', async () => {
+    const sync = await dq(['sync', 'catalog', '--all', '--to', 'db/sync.duckdb', '--json']);
+    assert.equal(sync.code, 0, sync.stderr);
+    const file = path.join(tmp, 'db', 'sync.duckdb');
+    const out = JSON.parse(sync.stdout) as { target: string; tables: TableSyncReport[] };
+    assert.equal(out.target, file);
+    assert.deepEqual(out.tables.map((r) => r.table), new SampleCatalog().tables('catalog'));
+    for (const r of out.tables) {
+      assert.equal(r.outcome, 'synced');
+      assert.equal(r.kind, 'snapshot');
+      assert.equal(r.namespace, 'catalog');
+      assert.ok((r.rows ?? 0) > 0 && r.upserted === r.rows, JSON.stringify(r));
+      assert.ok(r.point && !Number.isNaN(Date.parse(r.point)));
+      assert.equal(typeof r.seconds, 'number');
+    }
+
+    const status = await dq(['sync-status', '--to', 'db/sync.duckdb', '--json']);
+    assert.equal(status.code, 0, status.stderr);
+    const listed = JSON.parse(status.stdout) as { target: string; tables: Array<Record<string, unknown>> };
+    assert.equal(listed.target, file);
+    assert.deepEqual(
+      listed.tables.map((s) => [s.namespace, s.table, s.point, s.rows, s.schemaVersion]),
+      out.tables.map((r) => [r.namespace, r.table, r.point, r.rows, r.schemaVersion]),
+    );
+    for (const s of listed.tables) {
+      assert.deepEqual(Object.keys(s).sort(), ['namespace', 'point', 'ranAt', 'rows', 'schemaVersion', 'table'], 'the schema itself is left out');
+    }
+
+    const text = await dq(['sync-status'], { DQ_SYNC_TARGET: file });
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.trim().split('\n');
+    assert.equal(lines.length, out.tables.length);
+    for (const [i, r] of out.tables.entries()) {
+      assert.match(lines[i], new RegExp(`^catalog\\.${r.table}\\s+${r.point}\\s+${r.rows!.toLocaleString('en-US')} rows\\s+schema v${r.schemaVersion}\\s+ran \\S+$`));
+    }
+  });
+
+  it('syncs the tables that exist when one does not, prints a line for each, and exits as dq query would for the failure', async () => {
+    const run = await dq(['sync', 'catalog', 'products', 'no_such_table', '--to', 'names.duckdb']);
+    assert.equal(run.code, 4, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.equal(lines.length, 2, run.stdout);
+    assert.match(lines[0], /^catalog\.products\s+synced\s+snapshot\s+[\d,]+ upserted\s+0 deleted\s+[\d,]+ rows\s+at \S+Z\s+[\d.]+ s$/);
+    assert.match(lines[1], /^catalog\.no_such_table\s+failed\s+notFound: .*no_such_table.*list the namespace's tables/i);
+    assert.match(run.stderr, /dq: 1 of 2 tables did not sync; .*names\.duckdb keeps their last complete sync\./);
+  });
+
+  it('refuses unclear requests before any call, and reads a database that does not exist as empty', async () => {
+    const before = emu.requestLog.entries().length;
+    for (const [argv, message] of [
+      [['sync', 'catalog'], /name the tables to sync, or give --all/],
+      [['sync', 'catalog', 'orders', '--all'], /not both/],
+      [['sync', 'catalog', '--all', '--until', 'soon'], /--until must be a UTC date-time/],
+      [['sync', 'catalog', '--all', '--concurrency', '0'], /--concurrency must be a whole number from 1 to 16/],
+      [['sync', 'catalog', '--all', '--to', 'ftp://host/x'], /Unknown sync target/],
+      [['sync-status', 'extra'], /unexpected argument "extra"/],
+    ] as const) {
+      const run = await dq([...argv]);
+      assert.equal(run.code, 2, `${argv.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /^dq: usage: /);
+      assert.match(run.stderr, message);
+    }
+    assert.equal(emu.requestLog.entries().length, before, 'no request was made');
+
+    const empty = await dq(['sync-status', '--to', 'nothing/here.duckdb', '--json']);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.deepEqual(JSON.parse(empty.stdout).tables, []);
+    assert.equal(existsSync(path.join(tmp, 'nothing')), false, 'sync-status creates nothing');
+  });
+
+  it('never prints a database password or the client secret', async () => {
+    const password = 'pg-pass-7f3a91';
+    const url = `postgresql://ada:${password}@127.0.0.1:9/warehouse`;
+    const sync = await dq(['sync', 'catalog', 'orders', '--to', url, '--lock-wait', '0']);
+    assert.notEqual(sync.code, 0);
+    assert.match(sync.stderr, /password in the target URL is visible to other users/);
+    await dq(['sync-status', '--to', url, '--json', '--lock-wait', '0']);
+    for (const run of runs) {
+      for (const text of [run.stdout, run.stderr]) {
+        assert.ok(!text.includes(password), `password printed: ${text}`);
+        assert.ok(!text.includes(emu.clientSecret), `client secret printed: ${text}`);
+      }
+    }
+  });
+});

@@ -1,0 +1,170 @@
+// A sync cut short while it applies a large table: aborted through its signal, killed with
+// SIGKILL (dq as a process), or stopped by a disk that fills. Each time the database keeps
+// the table and its meta row at the last complete run, and the next run ends equal to the
+// emulator's own snapshot. The large table is canvas_logs.web_logs with 200,000 rows, so an
+// apply lasts long enough to be cut short in the middle.
+
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
+import type { TableSyncReport } from '../../../src/sync/syncReport';
+import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import type { SyncState } from '../../../src/sync/syncTarget';
+import { tryMountTmpfs, unmount } from '../../support/tmpfsMount';
+import { syncedRows, SyncFixture, type TableRows } from './syncFixture';
+
+const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
+const ROWS = 200_000;
+
+async function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+  const target = new DuckdbTarget({ path: file });
+  await target.open();
+  try {
+    return await runSync({ ...options, target });
+  } finally {
+    await target.close();
+  }
+}
+
+async function stateOf(file: string): Promise<SyncState | undefined> {
+  const target = new DuckdbTarget({ path: file, readOnly: true });
+  await target.open();
+  try {
+    return await target.readState('canvas_logs', 'web_logs');
+  } finally {
+    await target.close();
+  }
+}
+
+async function assertEqualLogs(file: string, expected: TableRows): Promise<void> {
+  const actual = await syncedRows(file, 'canvas_logs', 'web_logs', 1);
+  assert.equal(actual.rows.size, expected.rows.size, 'rows');
+  for (const [key, row] of expected.rows) assert.deepEqual(actual.rows.get(key), row, `row ${key}`);
+}
+
+describe('sync cut short while it applies', function () {
+  this.timeout(240_000);
+  let fixture: SyncFixture;
+  let early: string;
+  let late: string;
+  let atEarly: TableRows;
+  let atLate: TableRows;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    fixture = await SyncFixture.start({ rows: ROWS });
+    early = fixture.point(4);
+    late = fixture.point(0);
+    atEarly = await fixture.reference('canvas_logs', 'web_logs', early);
+    atLate = await fixture.reference('canvas_logs', 'web_logs', late);
+    assert.ok(atLate.rows.size > atEarly.rows.size, 'the log grew between the two points');
+    const emu = fixture.emulator;
+    env = { PATH: process.env.PATH, DQ_BASE_URL: emu.baseUrl, DQ_DATA_PREFIX: emu.dataPrefix, DQ_CLIENT_ID: emu.clientId, DQ_CLIENT_SECRET: emu.clientSecret };
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it('an abort in the middle of an apply keeps the last run; the next run ends equal to the emulator', async () => {
+    const file = path.join(fixture.dir, 'aborted.duckdb');
+    await sync(file, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until: early });
+    const kept = await stateOf(file);
+    const controller = new AbortController();
+    const [report] = await sync(file, {
+      client: fixture.client,
+      namespace: 'canvas_logs',
+      tables: ['web_logs'],
+      until: late,
+      resnapshot: true,
+      signal: controller.signal,
+      onProgress: (p) => p.stage === 'applying' && setTimeout(() => controller.abort(), 50),
+    });
+    assert.equal(report.outcome, 'cancelled');
+    assert.equal(report.point, early, 'the report names the point kept');
+    assert.deepEqual(await stateOf(file), kept);
+    await assertEqualLogs(file, atEarly);
+
+    const [resumed] = await sync(file, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until: late });
+    assert.equal(resumed.kind, 'changes');
+    assert.equal(resumed.upserted, atLate.rows.size - atEarly.rows.size);
+    await assertEqualLogs(file, atLate);
+  });
+
+  it('dq sync killed with SIGKILL while it applies keeps the last run; the next dq sync ends equal and removes what the killed one left', async () => {
+    const file = path.join(fixture.dir, 'killed.duckdb');
+    const work = path.join(fixture.dir, 'killed-work');
+    await fs.mkdir(work);
+    await sync(file, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until: early });
+    const kept = await stateOf(file);
+
+    const argv = [MAIN, 'sync', 'canvas_logs', 'web_logs', '--to', file, '--until', late];
+    const child = spawn(process.execPath, [...argv, '--resnapshot', '--progress'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, TMPDIR: work } });
+    const lines: string[] = [];
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      lines.push(line);
+      if (line === 'canvas_logs.web_logs: applying') child.kill('SIGKILL');
+    });
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, s) => resolve(s)));
+    assert.equal(signal, 'SIGKILL', `killed while applying; it said: ${lines.join(' | ')}`);
+    assert.equal((await fs.readdir(work)).filter((n) => n.startsWith('dq-sync-')).length, 1, 'the killed run left its downloads');
+    assert.deepEqual(await stateOf(file), kept);
+    await assertEqualLogs(file, atEarly);
+
+    const rerun = spawn(process.execPath, [...argv, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, TMPDIR: work } });
+    let stdout = '';
+    let stderr = '';
+    rerun.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    rerun.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => rerun.once('exit', resolve));
+    assert.equal(code, 0, stderr);
+    const [report] = (JSON.parse(stdout) as { tables: TableSyncReport[] }).tables;
+    assert.equal(report.kind, 'changes');
+    assert.equal(report.point, late);
+    assert.deepEqual(await fs.readdir(work), [], 'the abandoned downloads are gone');
+    await assertEqualLogs(file, atLate);
+  });
+
+  describe('on a disk that fills', () => {
+    let mount = '';
+    let mounted = false;
+    before(async function () {
+      mount = path.join(fixture.dir, 'small-disk');
+      // room for the first, small load, not for the whole log table
+      const reason = await tryMountTmpfs(mount, { sizeKiB: 6 * 1024 });
+      if (reason) {
+        console.log(`      skipped: ${reason}`);
+        this.skip();
+      }
+      mounted = true;
+    });
+    after(() => {
+      if (mounted) unmount(mount);
+    });
+
+    it('fails that table with an io error naming the database, keeps the last run, and syncs once there is room', async () => {
+      const file = path.join(mount, 'sync.duckdb');
+      const [first] = await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], until: early });
+      assert.equal(first.outcome, 'synced');
+      const reports = await sync(file, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until: early, workDir: fixture.dir });
+      assert.equal(reports[0].outcome, 'failed', JSON.stringify(reports[0]));
+      assert.equal(reports[0].error?.kind, 'io');
+      assert.ok(reports[0].error?.message.includes(file), reports[0].error?.message);
+      assert.match(reports[0].error?.hint ?? '', /Free disk space/);
+      const target = new DuckdbTarget({ path: file, readOnly: true });
+      await target.open();
+      const states = await target.listStates();
+      await target.close();
+      assert.deepEqual(states.map((s) => [s.table, s.point, s.rows]), [['quizzes', early, first.rows]]);
+
+      // the same file on a disk with room: the next run finds it whole and loads the log
+      const roomy = path.join(fixture.dir, 'roomy.duckdb');
+      await fs.copyFile(file, roomy);
+      const [retried] = await sync(roomy, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until: early });
+      assert.equal(retried.outcome, 'synced');
+      await assertEqualLogs(roomy, atEarly);
+    });
+  });
+});

@@ -1,0 +1,246 @@
+// Syncing the emulator's tables into a DuckDB file, as a person relies on it: after a snapshot
+// at an older point and incrementals to newer ones, every table equals the emulator's own
+// snapshot at the point reached, row for row (deletes gone, updates applied), and the meta
+// table says so; a failed job, an abort in the middle of an apply or an incompatible schema
+// change leaves the table and its meta row at the last complete run, and the next run resumes.
+
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { DataQueryClient } from '../../../src/client/dataQueryClient';
+import type { SchemaEnvelope } from '../../../src/core/contract';
+import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
+import { tableSchema } from '../../../src/emulator/sampleData/tableModel';
+import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
+import type { SyncProgress, TableSyncReport } from '../../../src/sync/syncReport';
+import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import type { SyncState } from '../../../src/sync/syncTarget';
+import { alterDatabase, columnTypes, keyCountOf, syncedRows, SyncFixture, type TableRows } from './syncFixture';
+
+const CANVAS = new SampleCatalog().tables('canvas')!;
+
+/** Opens a target on `file`, runs one sync, closes it. */
+async function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+  const target = new DuckdbTarget({ path: file });
+  await target.open();
+  try {
+    return await runSync({ ...options, target });
+  } finally {
+    await target.close();
+  }
+}
+
+async function states(file: string): Promise<SyncState[]> {
+  const target = new DuckdbTarget({ path: file, readOnly: true });
+  await target.open();
+  try {
+    return await target.listStates();
+  } finally {
+    await target.close();
+  }
+}
+
+function byTable(reports: TableSyncReport[]): Record<string, TableSyncReport> {
+  return Object.fromEntries(reports.map((r) => [r.table, r]));
+}
+
+/** The synced table equals the reference: same columns, same keys, same values. */
+async function assertEqualTables(file: string, namespace: string, table: string, expected: TableRows): Promise<void> {
+  const actual = await syncedRows(file, namespace, table, keyCountOf(namespace, table));
+  assert.deepEqual(actual.columns, expected.columns, `${namespace}.${table} columns`);
+  const missing = [...expected.rows.keys()].filter((k) => !actual.rows.has(k));
+  const extra = [...actual.rows.keys()].filter((k) => !expected.rows.has(k));
+  assert.deepEqual({ missing: missing.slice(0, 5), extra: extra.slice(0, 5) }, { missing: [], extra: [] }, `${namespace}.${table} keys`);
+  for (const [key, row] of expected.rows) assert.deepEqual(actual.rows.get(key), row, `${namespace}.${table} row ${key}`);
+}
+
+describe('sync to a DuckDB file from the emulator', function () {
+  this.timeout(180_000);
+  let fixture: SyncFixture;
+
+  before(async () => {
+    fixture = await SyncFixture.start({ rows: 3000 });
+  });
+  after(async () => {
+    await fixture?.close();
+  });
+
+  it('a snapshot at an older point, then three incrementals: every table equals the emulator\'s snapshot at each point, and the meta rows say so', async () => {
+    const file = path.join(fixture.dir, 'steps.duckdb');
+    const points = [6, 4, 2, 0].map((days) => fixture.point(days));
+    const deleted: Record<string, number> = {};
+    const first = await fixture.reference('canvas', 'submissions', points[0]);
+    for (const [step, until] of points.entries()) {
+      const started = Date.now();
+      const reports = [
+        ...(await sync(file, { client: fixture.client, namespace: 'canvas', tables: 'all', until })),
+        ...(await sync(file, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until })),
+      ];
+      assert.deepEqual(reports.map((r) => r.table), [...CANVAS, 'web_logs']);
+      for (const r of reports) {
+        assert.ok(r.outcome === 'synced' || r.outcome === 'unchanged', `${r.table}: ${JSON.stringify(r)}`);
+        assert.equal(r.kind, step === 0 ? 'snapshot' : 'changes');
+        assert.equal(r.point, until);
+        deleted[r.table] = (deleted[r.table] ?? 0) + r.deleted;
+      }
+      const rowsByTable = new Map<string, number>();
+      for (const r of reports) {
+        const expected = await fixture.reference(r.namespace, r.table, until);
+        await assertEqualTables(file, r.namespace, r.table, expected);
+        assert.equal(r.rows, expected.rows.size, `${r.table} row count in the report`);
+        rowsByTable.set(`${r.namespace}.${r.table}`, expected.rows.size);
+      }
+      const meta = await states(file);
+      assert.deepEqual(meta.map((s) => `${s.namespace}.${s.table}`).sort(), [...rowsByTable.keys()].sort());
+      for (const s of meta) {
+        const def = new SampleCatalog({ rows: 3000 }).table(s.namespace, s.table)!;
+        assert.equal(s.point, until, `${s.table} point`);
+        assert.equal(s.schemaVersion, def.version);
+        assert.deepEqual(s.schema, tableSchema(def));
+        assert.equal(s.rows, rowsByTable.get(`${s.namespace}.${s.table}`));
+        assert.ok(Date.parse(s.ranAt) >= started - 1000 && Date.parse(s.ranAt) <= Date.now(), `${s.table} ran at ${s.ranAt}`);
+      }
+    }
+    // the incrementals really deleted rows: keys present at the first point are gone at the last
+    const last = await fixture.reference('canvas', 'submissions', points[3]);
+    const gone = [...first.rows.keys()].filter((k) => !last.rows.has(k));
+    assert.ok(gone.length > 0 && deleted.submissions >= gone.length, `${gone.length} submissions deleted upstream, ${deleted.submissions} applied`);
+    const synced = await syncedRows(file, 'canvas', 'submissions', 1);
+    assert.deepEqual(gone.filter((k) => synced.rows.has(k)), []);
+    assert.deepEqual(await columnTypes(file, 'canvas', 'users'), {
+      id: 'BIGINT',
+      name: 'VARCHAR',
+      sortable_name: 'VARCHAR',
+      workflow_state: 'VARCHAR',
+      time_zone: 'VARCHAR',
+      locale: 'VARCHAR',
+      public: 'BOOLEAN',
+      avatar_image_url: 'VARCHAR',
+      login_count: 'INTEGER',
+      'preferences.high_contrast': 'BOOLEAN',
+      'preferences.font_size': 'INTEGER',
+      'preferences.theme': 'VARCHAR',
+      created_at: 'TIMESTAMP WITH TIME ZONE',
+      updated_at: 'TIMESTAMP WITH TIME ZONE',
+    });
+  });
+
+  it('reports a table already at the point asked as unchanged, without creating a job', async () => {
+    const file = path.join(fixture.dir, 'unchanged.duckdb');
+    const until = fixture.point(1);
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], until });
+    const jobsBefore = fixture.emulator.requestLog.entries().filter((e) => e.operation === 'createJob').length;
+    const [again] = await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], until });
+    assert.equal(again.outcome, 'unchanged');
+    assert.equal(again.point, until);
+    assert.equal(fixture.emulator.requestLog.entries().filter((e) => e.operation === 'createJob').length, jobsBefore);
+  });
+
+  it('a failed job leaves the table and its meta row at the last run, and the next run resumes from there', async () => {
+    const file = path.join(fixture.dir, 'failed-job.duckdb');
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'enrollments'], until: p0 });
+    const metaBefore = await states(file);
+    const failing = await fixture.sibling({ faults: 'jobFail=1' });
+    try {
+      const reports = byTable(await sync(file, { client: failing.client, namespace: 'canvas', tables: ['users', 'enrollments'], until: p1 }));
+      for (const r of Object.values(reports)) {
+        assert.equal(r.outcome, 'failed');
+        assert.equal(r.error?.kind, 'jobFailed');
+        assert.equal(r.point, p0, 'the report names the point kept');
+        assert.ok(!r.needsResnapshot);
+      }
+    } finally {
+      await failing.close();
+    }
+    assert.deepEqual(await states(file), metaBefore);
+    await assertEqualTables(file, 'canvas', 'users', await fixture.reference('canvas', 'users', p0));
+    const resumed = byTable(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'enrollments'], until: p1 }));
+    assert.equal(resumed.users.kind, 'changes');
+    for (const table of ['users', 'enrollments']) await assertEqualTables(file, 'canvas', table, await fixture.reference('canvas', table, p1));
+  });
+
+  it('an incompatible schema change stops that table with needsResnapshot while the others sync; --resnapshot brings it back', async () => {
+    const file = path.join(fixture.dir, 'schema-change.duckdb');
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], until: p0 });
+    // as if users had been synced when login_count was text: the service now says int32
+    const stored = (await states(file)).find((s) => s.table === 'users')!;
+    const older = JSON.parse(JSON.stringify(stored.schema)) as SchemaEnvelope['schema'];
+    older.properties!.value.properties!.login_count = { type: 'string' };
+    await alterDatabase(file, `UPDATE main.dq_sync_state SET "schema" = CAST($1 AS JSON) WHERE "table" = 'users'`, [JSON.stringify(older)]);
+    const metaBefore = await states(file);
+
+    const reports = byTable(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], until: p1 }));
+    assert.equal(reports.users.outcome, 'failed');
+    assert.equal(reports.users.needsResnapshot, true);
+    assert.equal(reports.users.error?.kind, 'snapshotRequired');
+    assert.match(reports.users.error?.message ?? '', /"login_count" changed type from text to integer/);
+    assert.match(reports.users.error?.hint ?? '', /--resnapshot/);
+    assert.equal(reports.users.point, p0);
+    assert.equal(reports.courses.outcome, 'synced');
+    assert.equal(reports.courses.point, p1);
+    assert.deepEqual((await states(file)).find((s) => s.table === 'users'), metaBefore.find((s) => s.table === 'users'));
+    await assertEqualTables(file, 'canvas', 'courses', await fixture.reference('canvas', 'courses', p1));
+
+    const [fresh] = await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users'], until: p1, resnapshot: true });
+    assert.equal(fresh.outcome, 'synced');
+    assert.equal(fresh.kind, 'snapshot');
+    await assertEqualTables(file, 'canvas', 'users', await fixture.reference('canvas', 'users', p1));
+  });
+
+  it('a point older than the history the service keeps stops the table with needsResnapshot', async () => {
+    const file = path.join(fixture.dir, 'too-old.duckdb');
+    const p0 = fixture.point(1);
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], until: p0 });
+    await alterDatabase(file, `UPDATE main.dq_sync_state SET point = TIMESTAMPTZ '2020-01-01 00:00:00+00'`);
+    const [report] = await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['quizzes'] });
+    assert.equal(report.outcome, 'failed');
+    assert.equal(report.needsResnapshot, true);
+    assert.match(report.error?.message ?? '', /reached 2020-01-01T00:00:00Z, which is older than the history the service keeps \(it keeps changes from /);
+    assert.equal((await states(file))[0].point, '2020-01-01T00:00:00Z');
+  });
+
+  it('keeps within the create-job budget: tables wait their turn, reported as queued, and the service never answers 429', async () => {
+    const limited = await fixture.sibling({ limits: { createJob: 2 }, limitWindowSec: 2 });
+    const client = new DataQueryClient({
+      baseUrl: limited.emulator.baseUrl,
+      dataPrefix: limited.emulator.dataPrefix,
+      credentials: async () => ({ clientId: limited.emulator.clientId, clientSecret: limited.emulator.clientSecret }),
+      rateLimits: { createJob: 2 },
+      rateWindowMs: 2000,
+    });
+    const progress: SyncProgress[] = [];
+    try {
+      const reports = await sync(path.join(fixture.dir, 'budget.duckdb'), {
+        client,
+        namespace: 'canvas',
+        tables: ['accounts', 'courses', 'quizzes', 'users', 'assignments'],
+        concurrency: 4,
+        onProgress: (p) => progress.push(p),
+      });
+      assert.deepEqual(reports.map((r) => r.outcome), ['synced', 'synced', 'synced', 'synced', 'synced']);
+    } finally {
+      await client.close();
+      await limited.close();
+    }
+    const waited = progress.filter((p) => p.stage === 'queued' && p.startsAt !== undefined);
+    assert.ok(waited.length >= 1, 'some tables were held back');
+    for (const p of waited) assert.ok(progress.some((q) => q.table === p.table && q.stage === 'done'));
+    const statuses = limited.emulator.requestLog.entries().filter((e) => e.operation === 'createJob').map((e) => e.status);
+    assert.equal(statuses.length, 5);
+    assert.ok(statuses.every((s) => s === 200 || s === 202), statuses.join(','));
+  });
+
+  it('leaves no download behind in its work folder, whatever the outcome', async () => {
+    const work = path.join(fixture.dir, 'work');
+    const failing = await fixture.sibling({ faults: 'jobFail=1' });
+    try {
+      await sync(path.join(fixture.dir, 'work.duckdb'), { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], workDir: work });
+      await sync(path.join(fixture.dir, 'work.duckdb'), { client: failing.client, namespace: 'canvas', tables: ['quizzes'], workDir: work, resnapshot: true });
+    } finally {
+      await failing.close();
+    }
+    assert.deepEqual(await fs.readdir(work), []);
+  });
+});

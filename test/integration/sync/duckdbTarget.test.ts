@@ -1,0 +1,274 @@
+// The DuckDB target on its own, with result files written here in the service's record shape:
+// a snapshot delivered with duplicate keys (the logs namespace is delivered at least once), a
+// change set with several records of one key, a column added in place, a file that cannot be
+// loaded, an abort, and a database file another process holds.
+
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { gzipSync } from 'node:zlib';
+import type { SchemaEnvelope } from '../../../src/core/contract';
+import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
+import { targetTableOf } from '../../../src/sync/syncColumns';
+import type { ApplyPlan, SyncState, TargetTable } from '../../../src/sync/syncTarget';
+import { alterDatabase, withDatabase } from './syncFixture';
+
+const SCHEMA: SchemaEnvelope = {
+  version: 1,
+  schema: {
+    type: 'object',
+    properties: {
+      key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } },
+      value: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          score: { type: 'number' },
+          seen_at: { type: 'string', format: 'date-time' },
+          tags: { type: 'array', items: { type: 'string' } },
+          address: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      },
+      meta: { type: 'object', properties: { action: { type: 'string' }, ts: { type: 'string', format: 'date-time' } } },
+    },
+  },
+};
+const TABLE: TargetTable = targetTableOf('school', 'people', SCHEMA);
+
+const T0 = '2026-11-01T00:00:00Z';
+const T1 = '2026-11-01T04:00:00Z';
+const T2 = '2026-11-01T08:00:00Z';
+
+type Rec = { meta: { action: 'U' | 'D'; ts: string }; key: { id: number }; value?: Record<string, unknown> };
+const u = (id: number, ts: string, value: Record<string, unknown>): Rec => ({ meta: { action: 'U', ts }, key: { id }, value });
+const d = (id: number, ts: string): Rec => ({ meta: { action: 'D', ts }, key: { id } });
+
+describe('the DuckDB sync target', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let files = 0;
+
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-duckdb-target-'));
+  });
+  after(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  async function gz(records: Rec[]): Promise<string> {
+    const file = path.join(dir, `part-${++files}.jsonl.gz`);
+    await fs.writeFile(file, gzipSync(records.map((r) => JSON.stringify(r)).join('\n') + '\n'));
+    return file;
+  }
+
+  function plan(kind: ApplyPlan['kind'], paths: string[], point: string, more: Partial<ApplyPlan> = {}): ApplyPlan {
+    return {
+      kind,
+      table: TABLE,
+      files: paths,
+      addedColumns: [],
+      state: { namespace: 'school', table: 'people', point, schemaVersion: 1, schema: SCHEMA.schema, ranAt: '2026-11-24T00:00:00Z' },
+      ...more,
+    };
+  }
+
+  async function withTarget<T>(file: string, work: (target: DuckdbTarget) => Promise<T>, options: { lockWaitMs?: number } = {}): Promise<T> {
+    const target = new DuckdbTarget({ path: file, ...options });
+    await target.open();
+    try {
+      return await work(target);
+    } finally {
+      await target.close();
+    }
+  }
+
+  /** id -> the row's other columns, as text (null stays null) */
+  function rows(file: string, columns = 'name, score, seen_at, tags, "address.city"'): Promise<Record<string, unknown[]>> {
+    return withDatabase(file, async (db) => {
+      const conn = await db.connect();
+      try {
+        const reader = await conn.runAndReadAll(`SELECT id, ${columns.split(', ').map((c) => `CAST(${c} AS VARCHAR)`).join(', ')} FROM school.people ORDER BY id`);
+        return Object.fromEntries(reader.getRowsJson().map(([id, ...rest]) => [String(id), rest]));
+      } finally {
+        conn.closeSync();
+      }
+    });
+  }
+
+  async function snapshotOf(file: string): Promise<{ rows: Record<string, unknown[]>; state: SyncState | undefined }> {
+    const state = await withTarget(file, (t) => t.readState('school', 'people'));
+    return { rows: await rows(file), state };
+  }
+
+  it('loads a snapshot with duplicate keys: the newest record of a key wins, then the later file, then the later line', async () => {
+    const file = path.join(dir, 'duplicates.duckdb');
+    const first = await gz([u(1, T1, { name: 'a' }), u(2, T1, { name: 'b' }), u(1, T1, { name: 'c' }), u(4, T0, { name: 'gone' }), d(4, T1)]);
+    const second = await gz([u(2, T0, { name: 'older' }), u(3, T1, { name: 'e' }), u(3, T1, { name: 'f' })]);
+    const result = await withTarget(file, (t) => t.apply(plan('snapshot', [first, second], T1)));
+    assert.deepEqual(result, { upserted: 3, deleted: 0, rows: 3 });
+    const loaded = await rows(file, 'name');
+    assert.deepEqual(loaded, { '1': ['c'], '2': ['b'], '3': ['f'] });
+  });
+
+  it('applies a change set by key: the last record of each key decides, empty text and null stay apart, nested members and JSON land in their columns', async () => {
+    const file = path.join(dir, 'changes.duckdb');
+    const base = await gz([u(1, T0, { name: 'one' }), u(2, T0, { name: 'two' }), u(3, T0, { name: 'three' }), u(4, T0, { name: 'four' })]);
+    await withTarget(file, (t) => t.apply(plan('snapshot', [base], T0)));
+    const changes = await gz([
+      u(1, T1, { name: 'one again' }),
+      d(1, T2), // upsert then delete: gone
+      d(2, T1),
+      u(2, T2, { name: '', score: 2.5, tags: ['x', 'y'], address: { city: 'Ghent' }, seen_at: '2026-11-01T07:30:00Z' }), // delete then upsert: back, with every kind of value
+      d(3, T1), // deleted
+      d(9, T1), // never existed
+      u(5, T1, { name: 'five' }), // new
+    ]);
+    const result = await withTarget(file, (t) => t.apply(plan('changes', [changes], T2)));
+    assert.deepEqual(result, { upserted: 2, deleted: 2, rows: 3 });
+    assert.deepEqual(await rows(file), {
+      '2': ['', '2.5', '2026-11-01 07:30:00+00', '["x","y"]', 'Ghent'],
+      '4': ['four', null, null, null, null],
+      '5': ['five', null, null, null, null],
+    });
+    const state = await withTarget(file, (t) => t.readState('school', 'people'));
+    assert.equal(state?.point, T2);
+    assert.equal(state?.rows, 3);
+  });
+
+  it('adds a new column in place before applying changes, keeping the rows it has', async () => {
+    const file = path.join(dir, 'added.duckdb');
+    await withTarget(file, async (t) => t.apply(plan('snapshot', [await gz([u(1, T0, { name: 'one' })])], T0)));
+    const wider: SchemaEnvelope = JSON.parse(JSON.stringify(SCHEMA));
+    wider.version = 2;
+    wider.schema.properties!.value.properties!.nickname = { type: 'string' };
+    const table = targetTableOf('school', 'people', wider);
+    const added = table.columns.filter((c) => c.name === 'nickname');
+    const changes = await gz([u(2, T1, { name: 'two', nickname: 'deux' })]);
+    await withTarget(file, (t) => t.apply({ ...plan('changes', [changes], T1), table, addedColumns: added, state: { ...plan('changes', [], T1).state, schemaVersion: 2, schema: wider.schema } }));
+    assert.deepEqual(await rows(file, 'name, nickname'), { '1': ['one', null], '2': ['two', 'deux'] });
+    assert.equal((await withTarget(file, (t) => t.readState('school', 'people')))?.schemaVersion, 2);
+  });
+
+  it('leaves the table and its meta row as they were when a file cannot be loaded, or the apply is aborted', async () => {
+    const file = path.join(dir, 'all-or-nothing.duckdb');
+    await withTarget(file, async (t) => t.apply(plan('snapshot', [await gz([u(1, T0, { name: 'one' }), u(2, T0, { name: 'two' })])], T0)));
+    const before = await snapshotOf(file);
+    const good = await gz([d(1, T1), u(3, T1, { name: 'three' })]);
+    const bad = path.join(dir, 'bad.jsonl.gz');
+    await fs.writeFile(bad, gzipSync(`${JSON.stringify({ meta: { action: 'U', ts: T1 }, key: { id: 'not a number' }, value: {} })}\n`));
+
+    for (const kind of ['changes', 'snapshot'] as const) {
+      await assert.rejects(
+        withTarget(file, (t) => t.apply(plan(kind, [good, bad], T1))),
+        (err: Error & { kind?: string }) => {
+          assert.equal(err.kind, 'invalidResponse');
+          assert.match(err.message, /could not be loaded/);
+          return true;
+        },
+      );
+      assert.deepEqual(await snapshotOf(file), before, `after a failed ${kind}`);
+    }
+    const aborted = AbortSignal.abort();
+    await assert.rejects(withTarget(file, (t) => t.apply(plan('snapshot', [good], T1, { signal: aborted }))), (err: Error & { kind?: string }) => err.kind === 'cancelled');
+    assert.deepEqual(await snapshotOf(file), before, 'after an abort');
+  });
+
+  it('asks for a fresh snapshot when the synced table has gone from the database', async () => {
+    const file = path.join(dir, 'dropped.duckdb');
+    await withTarget(file, async (t) => t.apply(plan('snapshot', [await gz([u(1, T0, { name: 'one' })])], T0)));
+    await alterDatabase(file, 'DROP TABLE school.people');
+    await assert.rejects(withTarget(file, async (t) => t.apply(plan('changes', [await gz([u(2, T1, {})])], T1))), (err: Error & { kind?: string; hint?: string }) => {
+      assert.equal(err.kind, 'snapshotRequired');
+      assert.match(err.hint ?? '', /--resnapshot/);
+      return true;
+    });
+  });
+
+  it('reads the sync state of a database that does not exist yet as empty, without creating it', async () => {
+    const file = path.join(dir, 'nothing-yet', 'sync.duckdb');
+    const target = new DuckdbTarget({ path: file, readOnly: true });
+    await target.open();
+    assert.deepEqual(await target.listStates(), []);
+    await target.close();
+    assert.equal(existsSync(path.dirname(file)), false);
+  });
+
+  it('lets one sync in this process apply a table at a time', async () => {
+    const file = path.join(dir, 'table-lock.duckdb');
+    const one = new DuckdbTarget({ path: file });
+    const two = new DuckdbTarget({ path: file, lockWaitMs: 300 });
+    await one.open();
+    await two.open();
+    try {
+      const release = await one.lockTable('school', 'people');
+      await assert.rejects(two.lockTable('school', 'people'), /Another sync in this program is still applying school\.people/);
+      const other = await two.lockTable('school', 'others');
+      await other();
+      const waiting = two.lockTable('school', 'people');
+      await release();
+      await release(); // safe twice
+      await (await waiting)();
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  describe('a database file another process holds', () => {
+    let holder: ChildProcess | undefined;
+    const file = (): string => path.join(dir, 'held.duckdb');
+
+    /** A process that opens the file and holds it until told to let go. */
+    async function hold(): Promise<ChildProcess> {
+      const script = `
+        const { DuckDBInstance } = require(${JSON.stringify(require.resolve('@duckdb/node-api'))});
+        DuckDBInstance.create(${JSON.stringify(file())}).then((db) => {
+          console.log('held');
+          process.stdin.once('data', () => { db.closeSync(); process.exit(0); });
+        });`;
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).once('line', () => resolve());
+        child.once('exit', (code) => reject(new Error(`the holder exited ${code}`)));
+      });
+      return child;
+    }
+
+    function letGo(child: ChildProcess): Promise<void> {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin!.write('go\n');
+      return exited;
+    }
+
+    afterEach(() => {
+      if (holder && holder.exitCode === null) holder.kill('SIGKILL');
+    });
+
+    it('waits a bounded time, then fails naming the process that holds it', async () => {
+      holder = await hold();
+      const target = new DuckdbTarget({ path: file(), lockWaitMs: 1200 });
+      await assert.rejects(target.open(), (err: Error & { kind?: string; hint?: string }) => {
+        assert.equal(err.kind, 'io');
+        assert.ok(err.message.includes(`process ${holder!.pid}`), err.message);
+        assert.ok(err.message.includes(file()), err.message);
+        assert.match(err.hint ?? '', /Another sync may still be running/);
+        return true;
+      });
+      await letGo(holder);
+    });
+
+    it('goes ahead once the other process lets go within the wait', async () => {
+      holder = await hold();
+      const target = new DuckdbTarget({ path: file(), lockWaitMs: 20_000 });
+      const opening = target.open();
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await letGo(holder);
+      await opening;
+      assert.deepEqual(await target.listStates(), []);
+      await target.close();
+    });
+  });
+});

@@ -1,0 +1,328 @@
+// Syncing the emulator's tables into a real PostgreSQL server (Debian's package, started by the
+// test in a temporary folder), as a person relies on it: after a snapshot at an older point
+// and incrementals to newer ones (upserts and deletes), every table equals the emulator's own
+// snapshot at the point reached, row for row, and the meta table says so. `dq sync` killed
+// with SIGKILL in the middle of applying (its rows written, its meta row not yet) leaves every
+// table and meta row at the last complete run, and the next `dq sync` ends equal. The
+// database password, from PGPASSWORD or the URL, never shows in what dq prints.
+
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Logger } from '../../../src/core/logger';
+import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
+import { tableSchema } from '../../../src/emulator/sampleData/tableModel';
+import { PostgresTarget } from '../../../src/sync/postgresTarget';
+import type { TableSyncReport } from '../../../src/sync/syncReport';
+import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import type { SyncState } from '../../../src/sync/syncTarget';
+import { startPostgres, type PostgresServer } from '../../support/postgresServer';
+import { keyCountOf, SyncFixture, type TableRows } from './syncFixture';
+
+const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
+const ROWS = 3000;
+const CANVAS = new SampleCatalog().tables('canvas')!;
+
+const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * A synced table's rows, each value in the form the fixture's reference holds it: bigint as
+ * its decimal text (no rounding through a JS number), timestamptz as milliseconds since the
+ * epoch (computed by the server, so a stray microsecond shows as a fraction), jsonb parsed,
+ * SQL NULL as null and an empty string as ''. A type the sample data never needs fails.
+ */
+async function pgRows(pg: PostgresServer, namespace: string, table: string): Promise<TableRows> {
+  const described = await pg.admin<{ name: string; type: string }>(
+    `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
+    [namespace, table],
+  );
+  assert.ok(described.length > 0, `${namespace}.${table} exists in PostgreSQL`);
+  const read: Record<string, { sql: (id: string) => string; value: (v: unknown) => unknown }> = {
+    bigint: { sql: (id) => `${id}::text`, value: (v) => v },
+    integer: { sql: (id) => id, value: (v) => v },
+    'double precision': { sql: (id) => id, value: (v) => v },
+    boolean: { sql: (id) => id, value: (v) => v },
+    text: { sql: (id) => id, value: (v) => v },
+    'timestamp with time zone': { sql: (id) => `(extract(epoch FROM ${id}) * 1000)::text`, value: (v) => Number(v) },
+    jsonb: { sql: (id) => `${id}::text`, value: (v) => JSON.parse(String(v)) },
+  };
+  const readers = described.map(({ name, type }) => {
+    const reader = read[type];
+    assert.ok(reader, `${namespace}.${table}.${name} has the type ${type}, which this comparison does not read`);
+    return reader;
+  });
+  const select = described.map(({ name }, i) => `${readers[i].sql(quote(name))} AS c${i}`);
+  const raw = await pg.admin<Record<string, unknown>>(`SELECT ${select.join(', ')} FROM ${quote(namespace)}.${quote(table)}`);
+  const keyCount = keyCountOf(namespace, table);
+  const rows = new Map<string, unknown[]>();
+  for (const r of raw) {
+    const values = described.map((_, i) => (r[`c${i}`] === null ? null : readers[i].value(r[`c${i}`])));
+    const key = JSON.stringify(values.slice(0, keyCount));
+    assert.ok(!rows.has(key), `${namespace}.${table} holds the key ${key} twice`);
+    rows.set(key, values);
+  }
+  return { columns: described.map((c) => c.name), rows };
+}
+
+/** The synced table equals the reference: same columns, same keys, same values. */
+async function assertEqualTables(pg: PostgresServer, namespace: string, table: string, expected: TableRows): Promise<void> {
+  const actual = await pgRows(pg, namespace, table);
+  assert.deepEqual(actual.columns, expected.columns, `${namespace}.${table} columns`);
+  const missing = [...expected.rows.keys()].filter((k) => !actual.rows.has(k));
+  const extra = [...actual.rows.keys()].filter((k) => !expected.rows.has(k));
+  assert.deepEqual(
+    { missing: missing.length, extra: extra.length, some: [...missing.slice(0, 3), ...extra.slice(0, 3)] },
+    { missing: 0, extra: 0, some: [] },
+    `${namespace}.${table} keys`,
+  );
+  for (const [key, row] of expected.rows) assert.deepEqual(actual.rows.get(key), row, `${namespace}.${table} row ${key}`);
+}
+
+/** The meta table as stored, read behind the target's back. */
+interface RawMetaRow {
+  namespace: string;
+  table: string;
+  target_schema: string;
+  target_table: string;
+  point: string;
+  schema_version: number;
+  row_count: string;
+  ran_at: string;
+}
+const RAW_META = `SELECT namespace, "table", target_schema, target_table, to_char(point AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS point,
+    schema_version, row_count::text AS row_count, ran_at::text AS ran_at FROM public.dq_sync_state ORDER BY namespace, "table"`;
+
+class LogLines implements Logger {
+  readonly lines: string[] = [];
+  trace = (m: string): void => void this.lines.push(m);
+  debug = (m: string): void => void this.lines.push(m);
+  info = (m: string): void => void this.lines.push(m);
+  warn = (m: string): void => void this.lines.push(m);
+  error = (m: string): void => void this.lines.push(m);
+}
+
+interface Finished {
+  pid: number | undefined;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('sync to PostgreSQL from the emulator (real server)', function () {
+  this.timeout(120_000);
+  let pg: PostgresServer;
+  let fixture: SyncFixture;
+  const log = new LogLines();
+
+  before(async () => {
+    [pg, fixture] = await Promise.all([startPostgres(), SyncFixture.start({ rows: ROWS })]);
+  });
+  after(async () => {
+    await fixture?.close();
+    await pg?.stop();
+  });
+
+  /** Opens a target on the server, runs one sync, closes it. */
+  async function sync(options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+    const target = new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir });
+    await target.open();
+    try {
+      return await runSync({ ...options, target, logger: log });
+    } finally {
+      await target.close();
+    }
+  }
+
+  async function states(): Promise<SyncState[]> {
+    const target = new PostgresTarget({ url: pg.urlWithoutPassword, logger: log, env: { PGPASSWORD: pg.password }, homeDir: fixture.dir });
+    await target.open();
+    try {
+      return await target.listStates();
+    } finally {
+      await target.close();
+    }
+  }
+
+  /** `dq sync ...` as a child process with the emulator's credentials and PGPASSWORD in its environment. */
+  function dq(args: string[], tmpDir: string): { child: ReturnType<typeof spawn>; done: Promise<Finished> } {
+    const emu = fixture.emulator;
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: fixture.dir,
+      TMPDIR: tmpDir,
+      DQ_DEBUG: '1',
+      DQ_BASE_URL: emu.baseUrl,
+      DQ_DATA_PREFIX: emu.dataPrefix,
+      DQ_CLIENT_ID: emu.clientId,
+      DQ_CLIENT_SECRET: emu.clientSecret,
+      PGPASSWORD: pg.password,
+    };
+    const child = spawn(process.execPath, [MAIN, 'sync', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<Finished>((resolve) => child.once('close', (code, signal) => resolve({ pid: child.pid, code, signal, stdout, stderr })));
+    const done = closed.then((finished) => {
+      // whatever happened, the password is in nothing it printed (its debug lines included)
+      for (const text of [finished.stdout, finished.stderr]) assert.ok(!text.includes(pg.password), `dq printed the password:\n${text}`);
+      return finished;
+    });
+    return { child, done };
+  }
+
+  it('a snapshot at an older point, then three incrementals: every table equals the emulator\'s snapshot at each point, and the meta rows say so', async () => {
+    const points = [6, 4, 2, 0].map((days) => fixture.point(days));
+    const deleted: Record<string, number> = {};
+    const first = await fixture.reference('canvas', 'submissions', points[0]);
+    let nulls = 0;
+    for (const [step, until] of points.entries()) {
+      const started = Date.now();
+      const reports = [
+        ...(await sync({ client: fixture.client, namespace: 'canvas', tables: 'all', until })),
+        ...(await sync({ client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until })),
+      ];
+      assert.deepEqual(reports.map((r) => r.table), [...CANVAS, 'web_logs']);
+      for (const r of reports) {
+        assert.ok(r.outcome === 'synced' || r.outcome === 'unchanged', `${r.table}: ${JSON.stringify(r)}`);
+        assert.equal(r.kind, step === 0 ? 'snapshot' : 'changes');
+        assert.equal(r.point, until);
+        deleted[r.table] = (deleted[r.table] ?? 0) + r.deleted;
+      }
+      const rowsByTable = new Map<string, number>();
+      for (const r of reports) {
+        const expected = await fixture.reference(r.namespace, r.table, until);
+        for (const row of expected.rows.values()) nulls += row.filter((v) => v === null).length;
+        await assertEqualTables(pg, r.namespace, r.table, expected);
+        assert.equal(r.rows, expected.rows.size, `${r.table} row count in the report`);
+        rowsByTable.set(`${r.namespace}.${r.table}`, expected.rows.size);
+      }
+      const meta = await states();
+      assert.deepEqual(meta.map((s) => `${s.namespace}.${s.table}`).sort(), [...rowsByTable.keys()].sort());
+      for (const s of meta) {
+        const def = new SampleCatalog({ rows: ROWS }).table(s.namespace, s.table)!;
+        assert.equal(s.point, until, `${s.table} point`);
+        assert.equal(s.schemaVersion, def.version);
+        assert.deepEqual(s.schema, tableSchema(def));
+        assert.equal(s.rows, rowsByTable.get(`${s.namespace}.${s.table}`));
+        assert.ok(Date.parse(s.ranAt) >= started - 1000 && Date.parse(s.ranAt) <= Date.now(), `${s.table} ran at ${s.ranAt}`);
+      }
+      // as stored: each row names the schema and table it fills, its point as a timestamptz
+      for (const m of await pg.admin<RawMetaRow>(RAW_META)) {
+        assert.deepEqual([m.target_schema, m.target_table, m.point], [m.namespace, m.table, until]);
+        const [{ n }] = await pg.admin<{ n: string }>(`SELECT count(*)::text AS n FROM ${quote(m.namespace)}.${quote(m.table)}`);
+        assert.equal(m.row_count, n, `${m.table} row_count`);
+      }
+    }
+    assert.ok(nulls > 0, 'the emulator\'s rows have null columns, so SQL NULLs were compared too');
+    // the incrementals really deleted rows: keys present at the first point are gone at the last
+    const last = await fixture.reference('canvas', 'submissions', points[3]);
+    const gone = [...first.rows.keys()].filter((k) => !last.rows.has(k));
+    assert.ok(gone.length > 0 && deleted.submissions >= gone.length, `${gone.length} submissions deleted upstream, ${deleted.submissions} applied`);
+    for (const l of log.lines) assert.ok(!l.includes(pg.password), `a log line holds the password: ${l}`);
+    const synced = await pgRows(pg, 'canvas', 'submissions');
+    assert.deepEqual(gone.filter((k) => synced.rows.has(k)), []);
+    const types = await pg.admin<{ column_name: string; data_type: string }>(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'canvas' AND table_name = 'users' ORDER BY ordinal_position`,
+    );
+    assert.deepEqual(Object.fromEntries(types.map((t) => [t.column_name, t.data_type])), {
+      id: 'bigint',
+      name: 'text',
+      sortable_name: 'text',
+      workflow_state: 'text',
+      time_zone: 'text',
+      locale: 'text',
+      public: 'boolean',
+      avatar_image_url: 'text',
+      login_count: 'integer',
+      'preferences.high_contrast': 'boolean',
+      'preferences.font_size': 'integer',
+      'preferences.theme': 'text',
+      created_at: 'timestamp with time zone',
+      updated_at: 'timestamp with time zone',
+    });
+    const [pk] = await pg.admin<{ def: string }>(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'canvas.submissions'::regclass AND contype = 'p'`);
+    assert.equal(pk.def, 'PRIMARY KEY (id)');
+  });
+
+  it('dq sync killed with SIGKILL while it applies (rows written, meta rows not yet) keeps the last run; the next dq sync ends equal', async () => {
+    await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DROP TABLE IF EXISTS public.dq_sync_state`);
+    const tables = ['submissions', 'users', 'enrollments'];
+    const [early, late] = [fixture.point(5), fixture.point(1)];
+    const work = path.join(fixture.dir, 'killed-work');
+    await fs.mkdir(work);
+    const atEarly = new Map<string, TableRows>();
+    const atLate = new Map<string, TableRows>();
+    for (const t of tables) {
+      atEarly.set(t, await fixture.reference('canvas', t, early));
+      atLate.set(t, await fixture.reference('canvas', t, late));
+    }
+    const changed = tables.filter((t) => JSON.stringify([...atEarly.get(t)!.rows]) !== JSON.stringify([...atLate.get(t)!.rows]));
+    assert.deepEqual(changed, tables, 'every table changes between the two points');
+
+    // the first sync, with the password in the URL: dq warns, and shows the URL without it
+    const seed = await dq(['canvas', ...tables, '--to', pg.url, '--until', early, '--json'], work).done;
+    assert.equal(seed.code, 0, seed.stderr);
+    assert.match(seed.stderr, /password in the target URL is visible/);
+    const seeded = JSON.parse(seed.stdout) as { target: string; tables: TableSyncReport[] };
+    assert.equal(seeded.target, pg.urlWithoutPassword);
+    assert.deepEqual(seeded.tables.map((r) => [r.table, r.outcome, r.kind]), tables.map((t) => [t, 'synced', 'snapshot']));
+    for (const t of tables) await assertEqualTables(pg, 'canvas', t, atEarly.get(t)!);
+    const metaBefore = await pg.admin<RawMetaRow>(RAW_META);
+    assert.deepEqual(metaBefore.map((m) => [m.table, m.point]), tables.map((t) => [t, early]).sort());
+
+    // hold the meta rows: each table's apply gets as far as writing its meta row, and waits there
+    const holder = await pg.adminClient();
+    const argv = ['canvas', ...tables, '--to', pg.urlWithoutPassword, '--until', late, '--lock-wait', '60'];
+    await holder.query(`BEGIN; SELECT 1 FROM public.dq_sync_state FOR UPDATE`);
+    const run = dq([...argv, '--progress'], work);
+    let exited = false;
+    void run.done.then(
+      () => (exited = true),
+      () => (exited = true),
+    );
+    let killed: Finished;
+    try {
+      const waiting = `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name LIKE 'dq sync (pid ${run.child.pid} %' AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO public.dq_sync_state%'`;
+      for (;;) {
+        const [{ n }] = await pg.admin<{ n: number }>(waiting);
+        if (n === tables.length) break;
+        if (exited) assert.fail(`dq sync ended before it applied: ${(await run.done).stderr}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      run.child.kill('SIGKILL');
+      killed = await run.done;
+    } finally {
+      if (!exited) run.child.kill('SIGKILL');
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    assert.equal(killed.signal, 'SIGKILL');
+    assert.match(killed.stderr, /canvas\.submissions: applying/);
+    assert.equal((await fs.readdir(work)).filter((n) => n.startsWith(`dq-sync-${killed.pid}-`)).length, tables.length, 'the killed run left its downloads, a folder a table');
+    // the killed run's sessions, freed from the lock, find their client gone and roll back
+    for (;;) {
+      const [{ n }] = await pg.admin<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'dq sync%'`);
+      if (n === 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.deepEqual(await pg.admin<RawMetaRow>(RAW_META), metaBefore);
+    for (const t of tables) await assertEqualTables(pg, 'canvas', t, atEarly.get(t)!);
+
+    const rerun = await dq([...argv, '--json'], work).done;
+    assert.equal(rerun.code, 0, rerun.stderr);
+    const { tables: reports } = JSON.parse(rerun.stdout) as { tables: TableSyncReport[] };
+    assert.deepEqual(reports.map((r) => [r.table, r.outcome, r.kind, r.point]), tables.map((t) => [t, 'synced', 'changes', late]));
+    assert.ok(reports.some((r) => r.deleted > 0), 'the changes deleted rows');
+    assert.deepEqual(await fs.readdir(work), [], 'the abandoned downloads are gone');
+    for (const t of tables) await assertEqualTables(pg, 'canvas', t, atLate.get(t)!);
+    const metaAfter = await pg.admin<RawMetaRow>(RAW_META);
+    assert.deepEqual(
+      metaAfter.map((m) => [m.table, m.point, Number(m.row_count)]),
+      tables.map((t) => [t, late, atLate.get(t)!.rows.size]).sort(),
+    );
+  });
+});

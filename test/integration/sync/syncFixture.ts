@@ -1,0 +1,210 @@
+// What the sync tests run against and compare with: the local emulator (its history fixed at
+// start, commits every 4 hours), a client for it, and the reference a synced table must equal:
+// a fresh snapshot at the same point, downloaded from the emulator and flattened the way the
+// emulator itself flattens records for CSV (independently of the sync code). Synced tables are
+// read straight from the DuckDB file, each value in a form both sides can be compared in.
+
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { DataQueryClient } from '../../../src/client/dataQueryClient';
+import type { Clock } from '../../../src/core/clock';
+import { systemClock } from '../../../src/core/clock';
+import { isoUtc } from '../../../src/core/isoTime';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
+import { flatValues } from '../../../src/emulator/recordFormats';
+import { COMMIT_INTERVAL_MS, type ChangeRecord } from '../../../src/emulator/sampleData/changeHistory';
+import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
+import { flatColumns, type FlatColumn } from '../../../src/emulator/sampleData/tableModel';
+
+const duckdb = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * The emulators' clock: real time moved back to one minute past the start of the current
+ * commit, so every emulator a test starts shares the same history however long the run takes.
+ */
+export function sharedClock(): Clock {
+  const offset = (Date.now() % COMMIT_INTERVAL_MS) - 60_000;
+  return { now: () => Date.now() - offset, sleep: (ms, signal) => systemClock.sleep(ms, signal) };
+}
+
+/** A table as rows keyed by its key columns, with its column names in order. */
+export interface TableRows {
+  columns: string[];
+  /** JSON of the key values -> the row's values, in column order */
+  rows: Map<string, unknown[]>;
+}
+
+export class SyncFixture {
+  private downloads = 0;
+
+  private constructor(
+    readonly dir: string,
+    readonly emulator: RunningEmulator,
+    readonly client: DataQueryClient,
+    readonly clock: Clock,
+    readonly options: EmulatorOptions,
+  ) {}
+
+  static async start(options: EmulatorOptions = {}, clock = sharedClock()): Promise<SyncFixture> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-sync-test-'));
+    const all: EmulatorOptions = { jobDelayMs: 0, limits: false, tokenTtlSec: 30 * 86_400, clock, ...options };
+    const emulator = await startEmulator(all);
+    return new SyncFixture(dir, emulator, clientFor(emulator), clock, all);
+  }
+
+  /** Another emulator on the same clock and seed (the same history), e.g. with faults. */
+  async sibling(options: EmulatorOptions): Promise<{ emulator: RunningEmulator; client: DataQueryClient; close(): Promise<void> }> {
+    const emulator = await startEmulator({ ...this.options, ...options });
+    const client = clientFor(emulator);
+    return {
+      emulator,
+      client,
+      close: async () => {
+        await client.close();
+        await emulator.close();
+      },
+    };
+  }
+
+  /** The latest commit, and points `days` before it. */
+  point(daysBack: number): string {
+    const latest = Math.floor(this.clock.now() / COMMIT_INTERVAL_MS) * COMMIT_INTERVAL_MS;
+    return isoUtc(latest - daysBack * DAY);
+  }
+
+  /** The emulator's snapshot of a table at `at`, flattened as its CSV is, key prefixes dropped. */
+  async reference(namespace: string, table: string, at: string): Promise<TableRows> {
+    const def = new SampleCatalog({ rows: this.options.rows }).table(namespace, table);
+    if (!def) throw new Error(`no sample table ${namespace}.${table}`);
+    const job = await this.client.runJob(namespace, table, { format: 'jsonl', until: at });
+    const files = await this.client.downloadJob(job, { dir: path.join(this.dir, `reference-${++this.downloads}`), format: 'jsonl' });
+    const flat = flatColumns(def, 'expanded').filter((c) => c.path[0] !== 'meta');
+    const keys = flat.filter((c) => c.path[0] === 'key').length;
+    const keyNames = new Set(flat.slice(0, keys).map((c) => c.path.slice(1).join('.')));
+    const columns = flat.map((c) => {
+      const bare = c.path.slice(1).join('.');
+      return c.path[0] === 'value' && keyNames.has(bare) ? `value.${bare}` : bare;
+    });
+    const rows = new Map<string, unknown[]>();
+    for (const file of files) {
+      for (const line of gunzipSync(await fs.readFile(file.path)).toString('utf8').split('\n')) {
+        if (!line) continue;
+        const record = JSON.parse(line) as ChangeRecord;
+        const values = flatValues(record, flat).map((v, i) => comparable(flat[i], v));
+        rows.set(JSON.stringify(values.slice(0, keys)), values);
+      }
+      await fs.rm(file.path);
+    }
+    return { columns, rows };
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+    await this.emulator.close();
+    await fs.rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+function clientFor(emulator: RunningEmulator): DataQueryClient {
+  return new DataQueryClient({
+    baseUrl: emulator.baseUrl,
+    dataPrefix: emulator.dataPrefix,
+    credentials: async () => ({ clientId: emulator.clientId, clientSecret: emulator.clientSecret }),
+    rateLimits: { listTables: 1000, createJob: 1000, getJob: 1000, getSchema: 1000, createUrls: 1000 },
+  });
+}
+
+/** A value of the emulator's flat record in the form a synced table's value is read in. */
+function comparable(column: FlatColumn, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (column.kind) {
+    case 'datetime':
+      return Date.parse(String(value));
+    case 'json':
+      return JSON.parse(String(value));
+    case 'int64':
+      return String(value);
+    default:
+      return value;
+  }
+}
+
+/** Runs `work` on the database file opened read-only (the sync must have closed it). */
+export async function withDatabase<T>(file: string, work: (db: DuckDBInstance) => Promise<T>): Promise<T> {
+  const db = await duckdb.DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+  try {
+    return await work(db);
+  } finally {
+    db.closeSync();
+  }
+}
+
+/** A synced table's rows, each value read by the column's type in the database. */
+export function syncedRows(file: string, namespace: string, table: string, keyCount: number): Promise<TableRows> {
+  return withDatabase(file, async (db) => {
+    const conn = await db.connect();
+    try {
+      const info = await conn.runAndReadAll(
+        'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
+        [namespace, table],
+      );
+      const described = info.getRowsJson().map(([name, type]) => ({ name: String(name), type: String(type) }));
+      const select = described.map(({ name, type }) => {
+        const id = `"${name.replace(/"/g, '""')}"`;
+        if (type === 'TIMESTAMP WITH TIME ZONE') return `epoch_ms(${id})`;
+        if (type === 'JSON' || type === 'BIGINT') return `CAST(${id} AS VARCHAR)`;
+        return id;
+      });
+      const reader = await conn.runAndReadAll(`SELECT ${select.join(', ')} FROM "${namespace}"."${table}"`);
+      const rows = new Map<string, unknown[]>();
+      for (const raw of reader.getRowsJson()) {
+        const values = raw.map((v, i) => {
+          if (v === null) return null;
+          if (described[i].type === 'TIMESTAMP WITH TIME ZONE') return Number(v);
+          if (described[i].type === 'JSON') return JSON.parse(String(v));
+          return v;
+        });
+        rows.set(JSON.stringify(values.slice(0, keyCount)), values);
+      }
+      return { columns: described.map((c) => c.name), rows };
+    } finally {
+      conn.closeSync();
+    }
+  });
+}
+
+/** The database column types of a synced table, by name. */
+export function columnTypes(file: string, namespace: string, table: string): Promise<Record<string, string>> {
+  return withDatabase(file, async (db) => {
+    const conn = await db.connect();
+    try {
+      const info = await conn.runAndReadAll('SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2', [namespace, table]);
+      return Object.fromEntries(info.getRowsJson().map(([name, type]) => [String(name), String(type)]));
+    } finally {
+      conn.closeSync();
+    }
+  });
+}
+
+/** Runs SQL on the database file opened read-write (to set up a test), then closes it. */
+export async function alterDatabase(file: string, sql: string, values: (string | number)[] = []): Promise<void> {
+  const db = await duckdb.DuckDBInstance.create(file);
+  try {
+    const conn = await db.connect();
+    await conn.run(sql, values);
+    conn.closeSync();
+  } finally {
+    db.closeSync();
+  }
+}
+
+/** The number of key columns of a sample table. */
+export function keyCountOf(namespace: string, table: string): number {
+  return new SampleCatalog().table(namespace, table)!.key.length;
+}

@@ -1,0 +1,188 @@
+// The result preview as a person uses it in the workbench: a query of the sample logs table,
+// Preview from the completion notification and from the Jobs view, the grid's first rows and
+// row count, a sort, a jump far down and a scroll, a column filter, and a statement run in the
+// SQL console. The downloaded file, read here, is the reference for what the grid shows.
+// Screenshots of each step go to test-results/ (the grid's also serves the README).
+
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { FrameLocator, Page } from 'playwright-core';
+import { screenshot } from '../harness/browser';
+import { contextMenu, jobRow, queryTableFromTree } from '../harness/jobSteps';
+import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
+import { until, webviewWith } from '../harness/webviews';
+import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
+
+const SAMPLE = 'Sample data';
+const JOB = 'canvas_logs.web_logs';
+
+interface WebLog {
+  key: { id: string };
+  value: { http_status: number };
+}
+
+/** The records of the job's downloaded files, in file order. */
+function downloadedRecords(served: SuiteWorkbench['served']): WebLog[] {
+  const folder = path.join(served.run.workspace, 'data-query-results', SAMPLE, 'canvas_logs', 'web_logs');
+  const [jobId] = fs.readdirSync(folder);
+  const records: WebLog[] = [];
+  for (const file of fs.readdirSync(path.join(folder, jobId)).sort()) {
+    const text = gunzipSync(fs.readFileSync(path.join(folder, jobId, file))).toString('utf8');
+    for (const line of text.split('\n')) if (line) records.push(JSON.parse(line) as WebLog);
+  }
+  return records;
+}
+
+interface GridRow {
+  /** the row number in the gutter, 1-based */
+  n: number;
+  cells: string[];
+}
+
+/** The rows the grid has painted, top to bottom (rows still loading are left out). */
+async function paintedRows(grid: FrameLocator): Promise<GridRow[]> {
+  return grid.locator('.body .row:not([hidden]):not(.loading)').evaluateAll((rows) =>
+    rows.map((row) => {
+      const [gutter, ...cells] = Array.from(row.children).map((c) => c.textContent ?? '');
+      return { n: Number(gutter.replace(/\D/g, '')), cells };
+    }),
+  );
+}
+
+async function columnIndex(grid: FrameLocator, name: string): Promise<number> {
+  const names = await grid.locator('.row.head .cell:not(.gutter) .name').allInnerTexts();
+  const index = names.indexOf(name);
+  assert.ok(index >= 0, `the grid has a column ${name}: ${names.join(', ')}`);
+  return index;
+}
+
+async function statusText(grid: FrameLocator): Promise<string> {
+  return grid.locator('.toolbar .status').innerText();
+}
+
+/** Rests the pointer on an empty part of the side bar: no hover in the grid, no click in it. */
+async function restPointer(page: Page): Promise<void> {
+  await page.mouse.move(200, 380);
+}
+
+function rowCount(n: number): string {
+  return `${n.toLocaleString('en-US')} rows`;
+}
+
+describe('Result preview in the VS Code workbench', function () {
+  this.timeout(300_000);
+  const workbench = workbenchSuite('preview-ui', { 'dataQuery.connections': [{ name: SAMPLE, sample: true }] });
+  let records: WebLog[];
+
+  async function closeAllEditors(page: Page): Promise<void> {
+    await runPaletteCommand(page, 'View: Close All Editors');
+    await until(page, 'every webview closed', () => page.locator('iframe.webview').count(), (n) => n === 0);
+  }
+
+  async function previewFromJobsView(page: Page): Promise<FrameLocator> {
+    await closeAllEditors(page);
+    await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
+    return webviewWith(page, '.toolbar .title', JOB);
+  }
+
+  it('runs a query and previews it from the completion notification: the first rows and the row count', async () => {
+    const { page, served } = workbench();
+    await openDataQueryView(page);
+    await expandRow(page, SAMPLE);
+    await expandRow(page, 'canvas_logs');
+    await treeRow(page, 'web_logs').waitFor();
+    await queryTableFromTree(page, 'web_logs');
+    await jobRow(page, JOB, /complete/);
+    const done = `${JOB} (${SAMPLE}): 1 file downloaded.`;
+    await notificationWith(page, done);
+    const item = page.locator('.notifications-toasts .notification-list-item', { hasText: done }).first();
+    const buttons = await item.locator('.monaco-button').allInnerTexts();
+    assert.deepEqual(buttons, ['Open', 'Preview', 'Reveal'], 'Preview joins Open and Reveal');
+    await item.locator('.monaco-button', { hasText: 'Preview' }).click();
+
+    const grid = await webviewWith(page, '.toolbar .title', JOB);
+    records = downloadedRecords(served);
+    assert.ok(records.length > 1_000, 'a result of several windows');
+    await until(page, 'the row count', () => statusText(grid), (text) => text === rowCount(records.length));
+    const id = await columnIndex(grid, 'key.id');
+    const rows = await until(page, 'the first rows painted', () => paintedRows(grid), (shown) => shown.length >= 10);
+    assert.deepEqual(rows.map((r) => r.n), rows.map((_r, i) => i + 1), 'the grid starts at row 1');
+    assert.deepEqual(rows.map((r) => r.cells[id]), records.slice(0, rows.length).map((r) => r.key.id), 'the rows of the file, in its order');
+    assert.equal(await grid.locator('.row.head .cell:not(.gutter) .type').nth(id).innerText(), 'string · key', 'key columns are marked');
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-1-grid');
+  });
+
+  it('sorts a column from the Jobs view\'s preview, jumps far down, scrolls and filters', async () => {
+    const { page } = workbench();
+    const grid = await previewFromJobsView(page);
+    const id = await columnIndex(grid, 'key.id');
+    const status = await columnIndex(grid, 'value.http_status');
+    const sorted = records.map((r) => r.key.id).sort();
+
+    const header = grid.locator('.row.head .cell:not(.gutter)').nth(id);
+    await header.click();
+    await until(page, 'the header marked sorted', () => header.getAttribute('aria-sort'), (sort) => sort === 'ascending');
+    const first = await until(page, 'the sorted rows', () => paintedRows(grid), (shown) => shown[0]?.cells[id] === sorted[0]);
+    assert.deepEqual(first.map((r) => r.cells[id]), sorted.slice(0, first.length), 'sorted over the whole result');
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-2-sorted');
+
+    const far = records.length - 10;
+    await grid.locator('.toolbar .jump').fill(String(far));
+    await grid.locator('.toolbar .jump').press('Enter');
+    const end = await until(page, `row ${far} on screen`, () => paintedRows(grid), (shown) => shown.some((r) => r.n === far));
+    assert.equal(end[end.length - 1].n, records.length, 'the last row is on screen');
+    for (const row of end) assert.equal(row.cells[id], sorted[row.n - 1], `row ${row.n} in sort order`);
+    await screenshot(page, 'preview-ui-3-far-rows');
+
+    const box = await grid.locator('.body').boundingBox();
+    assert.ok(box, 'the grid body is on screen');
+    // over the first columns: the body is wider than the window
+    await page.mouse.move(box.x + 150, box.y + box.height / 2);
+    await page.mouse.wheel(0, -24 * 100);
+    const top = end[0].n - 100;
+    const scrolled = await until(page, `row ${top} at the top`, () => paintedRows(grid), (shown) => shown[0]?.n === top);
+    for (const row of scrolled) assert.equal(row.cells[id], sorted[row.n - 1], `row ${row.n} in sort order after scrolling`);
+    await screenshot(page, 'preview-ui-4-scrolled');
+
+    const notFound = records.filter((r) => r.value.http_status === 404).map((r) => r.key.id).sort();
+    assert.ok(notFound.length > 0, 'the sample logs have 404s');
+    const filter = grid.locator(`.filters input[aria-label="Filter value.http_status"]`);
+    await filter.fill('= 404');
+    await filter.press('Enter');
+    await until(page, 'the filtered row count', () => statusText(grid), (text) => text === rowCount(notFound.length));
+    const filtered = await until(page, 'the filtered rows', () => paintedRows(grid), (shown) => shown[0]?.n === 1 && shown[0].cells[id] === notFound[0]);
+    for (const row of filtered) assert.equal(row.cells[status], '404', `row ${row.n} is a 404`);
+    assert.deepEqual(filtered.map((r) => r.cells[id]), notFound.slice(0, filtered.length), 'still sorted');
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-5-filtered');
+  });
+
+  it('runs a statement in the SQL console over the job and shows its result', async () => {
+    const { page } = workbench();
+    await closeAllEditors(page);
+    await runPaletteCommand(page, 'Data Query: Open SQL Console');
+    const editor = page.locator('.editor-group-container .monaco-editor').first();
+    await editor.locator('.view-line', { hasText: 'Data Query SQL console' }).first().waitFor();
+    await page.keyboard.insertText('SELECT "value.http_status" AS status, count(*) AS requests FROM canvas_logs.web_logs GROUP BY 1 ORDER BY 1;');
+    await page.keyboard.press('Escape'); // no completion list in the way
+    await screenshot(page, 'preview-ui-6-sql-console');
+    await page.keyboard.press('Control+Enter');
+
+    const grid = await webviewWith(page, '.row.head .name', 'requests');
+    const counts = new Map<number, number>();
+    for (const r of records) counts.set(r.value.http_status, (counts.get(r.value.http_status) ?? 0) + 1);
+    const expected = [...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => [String(s), String(n)]);
+    const shown = await until(page, 'the statement\'s rows', () => paintedRows(grid), (rows) => rows.length === expected.length);
+    assert.deepEqual(
+      shown.map((r) => r.cells),
+      expected,
+      'one row per status with its count',
+    );
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-7-sql-result');
+  });
+});
