@@ -1,17 +1,22 @@
 // Extension: what installing and starting it costs. Bundle and VSIX sizes against the
-// previous results.json, and the time to load the bundle and run activate() against an empty
-// extension in the same stub host.
+// previous results.json; the time to load the bundle and run activate() against an empty
+// extension in the same stub host; and in real VS Code (code-server), the time from opening
+// the workbench to the first row of the Explorer tree, and the extension host's memory then,
+// against an empty extension whose tree shows one row at once.
 
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compared, median, type BenchContext, type Figure, type Row } from '../figure';
 import { succeeded, timed, timedNode } from '../support/processes';
+import { emptyExtension, loadHarness, timeWorkbench, type Probed, type WorkbenchTimes } from '../support/workbenchProbe';
 
 const ACTIVATION_REPEATS = 7;
+/** the sample connection the tree shows as its first row */
+const SAMPLE = { name: 'Sample data', sample: true };
 
 export const extensionFigure: Figure = {
   name: 'extension',
-  title: 'Extension: bundle and VSIX sizes, activate() time',
+  title: 'Extension: bundle and VSIX sizes, activate() time, first paint of the tree in code-server',
   async run(ctx) {
     const vsix = join(ctx.scratch, 'extension.vsix');
     ctx.log('extension: packaging the VSIX (production build)');
@@ -34,9 +39,38 @@ export const extensionFigure: Figure = {
         value: median(activation.empty),
       }),
     );
+    const workbench = await workbenchTimes(ctx, vsix);
+    const empty = (pick: (t: WorkbenchTimes) => number | undefined): Row['baseline'] => ({ label: 'empty extension', value: median(workbench.empty.map(pick).map(Number)) });
+    const ours = (pick: (t: WorkbenchTimes) => number | undefined): number => median(workbench.ours.map(pick).map(Number));
+    rows.push(
+      compared('code-server: opening the workbench to the Explorer tree\'s first row', ours((t) => t.firstRowMs), 'ms', empty((t) => t.firstRowMs)),
+      compared('code-server: click on the activity-bar item to that row', ours((t) => t.afterClickMs), 'ms', empty((t) => t.afterClickMs)),
+      compared('code-server: opening the workbench to the workbench ready', ours((t) => t.readyMs), 'ms', empty((t) => t.readyMs)),
+      compared('code-server: extension host peak RSS at that first row', ours((t) => t.extensionHostPeakMiB), 'MiB', empty((t) => t.extensionHostPeakMiB)),
+    );
     return rows;
   },
 };
+
+/** Fresh code-servers with the extension or the empty one, in turn. */
+async function workbenchTimes(ctx: BenchContext, vsix: string): Promise<{ ours: WorkbenchTimes[]; empty: WorkbenchTimes[] }> {
+  const repeats = ctx.quick ? 1 : 3;
+  ctx.log('extension: building the VS Code test harness and an empty extension');
+  const harness = await loadHarness(ctx.root);
+  const probes: Record<'ours' | 'empty', Probed> = {
+    ours: { vsix, activityTitle: 'Data Query', firstRow: SAMPLE.name, settings: { 'dataQuery.connections': [SAMPLE] } },
+    empty: await emptyExtension(ctx.root, join(ctx.scratch, 'bench-empty')),
+  };
+  const times = { ours: [] as WorkbenchTimes[], empty: [] as WorkbenchTimes[] };
+  for (let i = 0; i < repeats; i++) {
+    for (const who of ['ours', 'empty'] as const) {
+      const t = await timeWorkbench(harness, probes[who]);
+      times[who].push(t);
+      ctx.log(`extension: code-server, ${who}: ready ${t.readyMs.toFixed(0)} ms, first row ${t.firstRowMs.toFixed(0)} ms (${t.afterClickMs.toFixed(0)} ms after the click), extension host ${t.extensionHostPeakMiB?.toFixed(0) ?? '?'} MiB`);
+    }
+  }
+  return times;
+}
 
 /** Alternates the extension and an empty one, each in a fresh process. */
 async function activationTimes(ctx: BenchContext): Promise<{ ours: number[]; empty: number[] }> {
