@@ -57,9 +57,10 @@ export function createRunFolder(label: string, root?: string): RunFolder {
     XDG_DATA_HOME: dir('xdg-data'),
     XDG_CACHE_HOME: dir('xdg-cache'),
     XDG_RUNTIME_DIR: dir('xdg-runtime'),
-    // in a deep checkout the run folder is too long for socket paths: then use a fresh
-    // folder in the system temp dir (it holds only sockets and scratch files)
-    TMPDIR: root.length <= 60 ? dir('tmp') : fs.mkdtempSync(path.join(os.tmpdir(), 'dq-vscode-')),
+    // sockets live in TMPDIR, and a socket path has at most 107 bytes: Chromium adds about 50
+    // (`/org.chromium.Chromium.XXXXXX/SingletonSocket`), code-server about 57. Unless the run
+    // folder is short, use a fresh folder in the system temp dir (sockets and scratch only)
+    TMPDIR: root.length <= 40 ? dir('tmp') : fs.mkdtempSync(path.join(os.tmpdir(), 'dq-vscode-')),
     // no marketplace look-ups
     EXTENSIONS_GALLERY: '{}',
   };
