@@ -53,9 +53,21 @@ function exactly(text: string): RegExp {
 /** Clicks the "Data Query" item in the activity bar; resolves when its view is shown. */
 export async function openDataQueryView(page: Page): Promise<void> {
   const item = page.locator('.activitybar .action-item [aria-label^="Data Query"]').first();
+  const title = page.locator('.part.sidebar .title-label', { hasText: /Data Query/i }).first();
   await item.waitFor();
-  await item.click();
-  await page.locator('.part.sidebar .title-label', { hasText: /Data Query/i }).first().waitFor();
+  // Clicking the container that is already shown hides the side bar, and after a reload the
+  // workbench may restore the view just after a click: click until the view stays shown.
+  for (let attempt = 1; ; attempt++) {
+    if (!(await title.isVisible())) await item.click();
+    try {
+      await title.waitFor({ timeout: 10_000 });
+      await page.waitForTimeout(500); // a restore that lands now would hide it again
+      if (await title.isVisible()) return;
+    } catch (err) {
+      if (attempt >= 4) throw err;
+    }
+    if (attempt >= 4) await title.waitFor();
+  }
 }
 
 /** A row of the sidebar tree whose label is exactly `label`. */
