@@ -78,7 +78,20 @@ export function treeRow(page: Page, label: string): Locator {
 export async function expandRow(page: Page, label: string): Promise<void> {
   const row = treeRow(page, label);
   await row.waitFor();
-  if ((await row.getAttribute('aria-expanded')) !== 'true') await clickRow(page, row);
+  if ((await row.getAttribute('aria-expanded')) === 'true') return;
+  await clickRow(page, row);
+  // a click that lands while the tree re-renders selects the row without expanding it:
+  // then expand the selected row from the keyboard
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const expanded = await row
+      .and(page.locator('[aria-expanded="true"]'))
+      .waitFor({ timeout: 5_000 })
+      .then(() => true, () => false);
+    if (expanded) return;
+    await row.focus();
+    await page.keyboard.press('ArrowRight');
+  }
+  await row.and(page.locator('[aria-expanded="true"]')).waitFor();
 }
 
 /**
