@@ -1,5 +1,6 @@
 // Download: `dq query` of a large gzip JSONL result against the same objects fetched by four
-// curl processes, paced like an object store and unpaced on loopback; and dq's peak memory
+// curl processes, paced like an object store and unpaced on loopback (there also with the optional
+// --sha256, to show what hashing costs); and dq's peak memory
 // at three result sizes against a bare Node process.
 
 import { join } from 'node:path';
@@ -32,7 +33,7 @@ export const downloadFigure: Figure = {
     const small = await withResult(ctx, 'small', plan.small, (r) => runs.dq(r));
     const main = await withResult(ctx, 'main', plan.main, async (r) => {
       const paced = await contest(ctx, runs, r, OBJECT_STORE_BYTES_PER_SECOND, plan.repeats);
-      const unpaced = await contest(ctx, runs, r, undefined, plan.repeats);
+      const unpaced = await contest(ctx, runs, r, undefined, plan.repeats, ['--sha256']);
       if (ctx.profile) await profile(ctx, runs, r);
       return { paced, unpaced, label: `${mib(r.bytes)} MiB in ${r.objectIds.length} objects` };
     });
@@ -47,6 +48,9 @@ export const downloadFigure: Figure = {
         { label: curl, value: median(main.paced.curl.map(secs)) }, ratioAtLeast(0.95)),
       compared(`unpaced loopback: dq query, ${main.label}`, median(main.unpaced.dq.map(secs)), 's',
         { label: curl, value: median(main.unpaced.curl.map(secs)) }, ratioAtLeast(0.85)),
+      // what the optional SHA-256 of every file costs where CPU decides the speed
+      compared(`unpaced loopback: dq query --sha256, ${main.label}`, median(main.unpaced.other.map(secs)), 's',
+        { label: curl, value: median(main.unpaced.curl.map(secs)) }),
       compared(`dq peak RSS, ${plan.small.mib} MiB result`, smallPeak, 'MiB', bare, valueAtMost(MAX_RSS_MIB, 'MiB')),
       compared(`dq peak RSS, ${plan.main.mib} MiB result`, mainPeak, 'MiB', bare, valueAtMost(MAX_RSS_MIB, 'MiB')),
       compared(`dq peak RSS, ${plan.large.mib} MiB result`, peak(large), 'MiB', { label: `dq at ${plan.small.mib} MiB`, value: smallPeak }, {
@@ -67,17 +71,20 @@ async function withResult<T>(ctx: BenchContext, name: string, size: Size, use: (
   }
 }
 
-/** dq and curl in turn, `repeats` times each, at one pace. */
-async function contest(ctx: BenchContext, runs: DownloadRuns, result: PreparedResult, pace: number | undefined, repeats: number) {
+/** dq and curl in turn (and dq with `otherOptions`, when given), `repeats` times each, at one pace. */
+async function contest(ctx: BenchContext, runs: DownloadRuns, result: PreparedResult, pace: number | undefined, repeats: number, otherOptions?: string[]) {
   result.emulator.setObjectBytesPerSecond(pace);
   const dq: DownloadRun[] = [];
   const curl: DownloadRun[] = [];
+  const other: DownloadRun[] = [];
   for (let i = 0; i < repeats; i++) {
     dq.push(await runs.dq(result));
     curl.push(await runs.curl(result));
-    ctx.log(`download: ${pace ? 'paced' : 'unpaced'} run ${i + 1}/${repeats}: dq ${secs(dq[i]).toFixed(2)} s, curl ${secs(curl[i]).toFixed(2)} s`);
+    if (otherOptions) other.push(await runs.dq(result, [], otherOptions));
+    const also = otherOptions ? `, dq ${otherOptions.join(' ')} ${secs(other[i]).toFixed(2)} s` : '';
+    ctx.log(`download: ${pace ? 'paced' : 'unpaced'} run ${i + 1}/${repeats}: dq ${secs(dq[i]).toFixed(2)} s, curl ${secs(curl[i]).toFixed(2)} s${also}`);
   }
-  return { dq, curl };
+  return { dq, curl, other };
 }
 
 /** One more unpaced dq run under the V8 profiler; prints where its CPU time went. */

@@ -23,11 +23,11 @@ export class DownloadRuns {
     private readonly scratch: string,
   ) {}
 
-  /** `dq query` of the prepared job; `nodeOptions` e.g. to profile it. */
-  async dq(result: PreparedResult, nodeOptions: string[] = []): Promise<DownloadRun> {
+  /** `dq query` of the prepared job with `options` (e.g. --sha256); `nodeOptions` e.g. to profile it. */
+  async dq(result: PreparedResult, nodeOptions: string[] = [], options: string[] = []): Promise<DownloadRun> {
     const dir = await this.folder();
     try {
-      const args = ['query', ...RESULT_TABLE, '--format', RESULT_FORMAT, '--out', dir, '--json', '--no-progress'];
+      const args = ['query', ...RESULT_TABLE, '--format', RESULT_FORMAT, '--out', dir, '--json', '--no-progress', ...options];
       const run = succeeded('dq query', await timedNode(this.cli, args, { env: result.dqEnv, nodeOptions }));
       const printed = JSON.parse(run.stdout) as { job: { id: string }; files: { bytes: number }[] };
       if (printed.job.id !== result.job.id) throw new Error('dq query created a new job instead of reusing the prepared one');

@@ -20,11 +20,12 @@ const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
   { name: 'out', kind: 'string', valueName: 'DIR', description: 'folder for the files (default downloads/<namespace>/<table>/<job id>/)' },
   { name: 'decompress', kind: 'boolean', description: 'gunzip objects while writing them' },
   { name: 'concurrency', kind: 'number', valueName: 'N', description: 'objects downloaded at once, 1 to 32 (default 4)' },
+  { name: 'sha256', kind: 'boolean', description: 'compute each file\'s SHA-256 while writing it (printed with --json)' },
 ];
 
 export const queryCommand: CommandSpec = {
   name: 'query',
-  usage: 'dq query <namespace> <table> [--format jsonl|csv|tsv|parquet] [--since T] [--until T] [--out DIR] [--no-download] [--decompress] [--concurrency N]',
+  usage: 'dq query <namespace> <table> [--format jsonl|csv|tsv|parquet] [--since T] [--until T] [--out DIR] [--no-download] [--decompress] [--concurrency N] [--sha256]',
   summary: 'create a query job, wait for it and download its result files',
   options: [
     { name: 'format', kind: 'string', valueName: 'FORMAT', description: 'jsonl (default), csv, tsv or parquet' },
@@ -51,8 +52,8 @@ export const queryCommand: CommandSpec = {
     if (mode) request.mode = mode;
     const download = o.download !== false;
     const concurrency = parseConcurrency(o.concurrency);
-    if (!download && (o.out !== undefined || o.decompress || concurrency)) {
-      throw new UsageError('--out, --decompress and --concurrency have no effect with --no-download');
+    if (!download && (o.out !== undefined || o.decompress || o.sha256 || concurrency)) {
+      throw new UsageError('--out, --decompress, --concurrency and --sha256 have no effect with --no-download');
     }
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(o, ctx.io));
     return withClient(ctx, async (client) => {
@@ -76,7 +77,7 @@ export const queryCommand: CommandSpec = {
 
 export const downloadCommand: CommandSpec = {
   name: 'download',
-  usage: 'dq download <jobId> [--out DIR] [--decompress] [--concurrency N]',
+  usage: 'dq download <jobId> [--out DIR] [--decompress] [--concurrency N] [--sha256]',
   summary: 'download the result files of a complete job',
   options: [
     ...DOWNLOAD_OPTIONS,
@@ -133,6 +134,7 @@ async function fetchFiles(
       dir,
       format,
       decompress: ctx.args.options.decompress === true,
+      sha256: ctx.args.options.sha256 === true,
       concurrency: parseConcurrency(ctx.args.options.concurrency),
       signal: ctx.io.interrupt,
       onProgress: (p) => {

@@ -199,7 +199,7 @@ export class ObjectDownloader {
   private async receive(object: ObjectRef, index: number, run: Run): Promise<Received> {
     const base = objectFileBaseName(object.id, index);
     const label = `object ${index + 1}/${run.progress.totalObjects}`;
-    const sink = new ObjectFileSink(runFilePath(run.dir, base, run.runId, 'part'), run.opts.decompress === true);
+    const sink = new ObjectFileSink(runFilePath(run.dir, base, run.runId, 'part'), run.opts.decompress === true, run.opts.sha256 === true);
     await sink.open();
     try {
       await this.fetchInto(sink, object.id, label, run);
@@ -219,7 +219,7 @@ export class ObjectDownloader {
       const finalPath = safeJoin(run.dir, base + resultFileExtension(format, result.fileGzip));
       return {
         stagingPath: sink.tempPath,
-        file: { objectId: object.id, path: finalPath, bytes: result.fileBytes, sha256: result.sha256, gzip: result.fileGzip },
+        file: { objectId: object.id, path: finalPath, bytes: result.fileBytes, ...(result.sha256 ? { sha256: result.sha256 } : {}), gzip: result.fileGzip },
       };
     } catch (err) {
       await sink.discard();

@@ -1,5 +1,5 @@
 // Where one result object's bytes go while it downloads: a temporary file, written in order,
-// optionally gunzipped on the way, hashed as written. It looks at the object's first two
+// optionally gunzipped on the way, optionally hashed as written. It looks at the object's first two
 // bytes to tell gzip (1f 8b) from anything else, whatever the name says. Bytes are copied on
 // arrival into batches of 256 KiB, each hashed and written with one call while the next one
 // fills, so reading the network and writing the disk overlap. The copy frees each network
@@ -32,7 +32,8 @@ export interface SinkResult {
   sourceBytes: number;
   /** bytes of the file on disk */
   fileBytes: number;
-  sha256: string;
+  /** when the sink hashes */
+  sha256?: string;
   /** whether the object is gzip */
   sourceGzip: boolean;
   /** whether the file on disk is gzip */
@@ -41,7 +42,7 @@ export interface SinkResult {
 
 export class ObjectFileSink {
   private handle?: FileHandle;
-  private hash: Hash = createHash('sha256');
+  private hash?: Hash;
   private head: Buffer[] = [];
   private headBytes = 0;
   private mode?: 'raw' | 'gunzip';
@@ -65,7 +66,10 @@ export class ObjectFileSink {
   constructor(
     readonly tempPath: string,
     private readonly decompress: boolean,
-  ) {}
+    private readonly hashed = false,
+  ) {
+    if (hashed) this.hash = createHash('sha256');
+  }
 
   /** Bytes of the object received so far: where a resumed download continues. */
   get received(): number {
@@ -139,7 +143,7 @@ export class ObjectFileSink {
     await this.writing.catch(() => undefined);
     this.writing = Promise.resolve();
     await this.onDisk(this.handle?.truncate(0));
-    this.hash = createHash('sha256');
+    if (this.hashed) this.hash = createHash('sha256');
     this.head = [];
     this.headBytes = 0;
     this.mode = undefined;
@@ -175,7 +179,7 @@ export class ObjectFileSink {
     return {
       sourceBytes: this.sourceBytes,
       fileBytes: this.fileBytes,
-      sha256: this.hash.digest('hex'),
+      sha256: this.hash?.digest('hex'),
       sourceGzip: this.sourceWasGzip,
       fileGzip: this.mode === 'raw' && this.sourceWasGzip,
     };
@@ -257,7 +261,7 @@ export class ObjectFileSink {
   }
 
   /**
-   * Hashes the filled batches (and the one being filled, when `all`), queues their write
+   * Hashes (when asked) the filled batches (and the one being filled, when `all`), queues their write
    * behind the one under way and waits for that one only: one write is under way while the
    * next batch fills. Written batches go back to the spares.
    */
@@ -274,7 +278,7 @@ export class ObjectFileSink {
     if (!handle) throw new Error('the download file is not open');
     let bytes = 0;
     for (const b of buffers) {
-      this.hash.update(b);
+      this.hash?.update(b);
       bytes += b.length;
     }
     const position = this.fileBytes; // explicit: after a restart the file starts again at 0

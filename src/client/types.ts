@@ -108,6 +108,11 @@ export interface DownloadOptions {
   decompress?: boolean;
   /** objects downloaded at once (default 4) */
   concurrency?: number;
+  /**
+   * also compute each file's sha256 as it is written (default false: it costs about as much
+   * CPU as the rest of the download, which decides the speed on a fast link)
+   */
+  sha256?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: DownloadProgress) => void;
 }
@@ -117,8 +122,8 @@ export interface DownloadedFile {
   /** absolute path of the file as written */
   path: string;
   bytes: number;
-  /** hex sha256 of the file as written */
-  sha256: string;
+  /** hex sha256 of the file as written, when asked for (DownloadOptions.sha256) */
+  sha256?: string;
   /** whether the file on disk is gzip-compressed */
   gzip: boolean;
 }

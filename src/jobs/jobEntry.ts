@@ -28,7 +28,8 @@ export interface StoredFile {
   objectId: string;
   path: string;
   bytes: number;
-  sha256: string;
+  /** when the download was asked to hash its files */
+  sha256?: string;
   gzip: boolean;
 }
 
@@ -102,5 +103,5 @@ export function tableName(entry: Pick<QueryParams, 'namespace' | 'table'>): stri
 }
 
 export function storedFile(f: DownloadedFile): StoredFile {
-  return { objectId: f.objectId, path: f.path, bytes: f.bytes, sha256: f.sha256, gzip: f.gzip };
+  return { objectId: f.objectId, path: f.path, bytes: f.bytes, ...(f.sha256 ? { sha256: f.sha256 } : {}), gzip: f.gzip };
 }

@@ -35,6 +35,8 @@ export interface JobClient {
 export interface DownloadSettings {
   decompress: boolean;
   concurrency: number;
+  /** compute each file's sha256 while downloading */
+  sha256: boolean;
 }
 
 export interface JobRunnerDeps {
@@ -107,7 +109,7 @@ export class JobRunner {
     const root = await this.deps.resultsRoot();
     const dir = path.join(root, sanitizeFileName(connection), sanitizeFileName(jobId));
     const settings = this.deps.downloadSettings();
-    const files = await client.downloadJob(job, { dir, decompress: decompress ?? settings.decompress, concurrency: settings.concurrency, signal });
+    const files = await client.downloadJob(job, { dir, decompress: decompress ?? settings.decompress, concurrency: settings.concurrency, sha256: settings.sha256, signal });
     return { job, files: files.map(storedFile) };
   }
 
@@ -231,6 +233,7 @@ export class JobRunner {
       format: entry.request.format,
       decompress: decompress ?? settings.decompress,
       concurrency: settings.concurrency,
+      sha256: settings.sha256,
       signal,
       onProgress: (p) => {
         const done = p.doneObjects !== entry.progress?.doneFiles;

@@ -23,6 +23,7 @@ export interface LinkDownloadOptions {
   logger: Logger;
   userAgent: string;
   decompress?: boolean;
+  sha256?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: DownloadProgress) => void;
 }
@@ -44,7 +45,7 @@ export async function downloadLink(options: LinkDownloadOptions): Promise<Stored
   options.logger.info(`Downloading a pasted link from ${safeUrl(url.href)}.`);
   const [file] = await downloader.download(
     { id: objectId, status: 'complete', objects: [{ id: objectId }] },
-    { dir: linksFolder(options.resultsRoot), decompress: options.decompress, signal: options.signal, onProgress: options.onProgress },
+    { dir: linksFolder(options.resultsRoot), decompress: options.decompress, sha256: options.sha256, signal: options.signal, onProgress: options.onProgress },
   );
   if (!file) throw new DqError('invalidResponse', 'The link gave no file.', { hint: 'Copy the link again; it may have expired.' });
   return storedFile(file);

@@ -121,7 +121,7 @@ async function copyLink(services: JobServices, entry: JobEntry, objectId: string
   return { objectId };
 }
 
-async function fromLink(services: JobServices, deps: ResultCommandDeps, url: string): Promise<{ path: string; bytes: number; sha256: string; opened: 'editor' | 'revealed' }> {
+async function fromLink(services: JobServices, deps: ResultCommandDeps, url: string): Promise<{ path: string; bytes: number; sha256?: string; opened: 'editor' | 'revealed' }> {
   const resultsRoot = await services.resultsRoot();
   const dispatcher = deps.createDispatcher();
   try {
@@ -138,6 +138,7 @@ async function fromLink(services: JobServices, deps: ResultCommandDeps, url: str
           logger: services.logger,
           userAgent: deps.userAgent,
           decompress: readDownloadSettings().decompress,
+          sha256: readDownloadSettings().sha256,
           signal: abort.signal,
           onProgress: (p) => progress.report({ message: formatBytes(p.allBytes) }),
         });

@@ -24,6 +24,7 @@ export function readDownloadSettings(): DownloadSettings {
   return {
     decompress: config().get<boolean>('download.decompress', false),
     concurrency: Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 32 ? concurrency : 4,
+    sha256: config().get<boolean>('download.sha256', false),
   };
 }
 

@@ -73,7 +73,7 @@ describe('dq against the emulator', function () {
 
   it('runs a query end to end: files land in the folder, paths on stdout, hashes match the files', async () => {
     const out = path.join(tmp, 'users-csv');
-    const run = await runDq(['query', 'canvas', 'users', '--format', 'csv', '--out', out, '--json'], { env: envFor(emu) });
+    const run = await runDq(['query', 'canvas', 'users', '--format', 'csv', '--out', out, '--json', '--sha256'], { env: envFor(emu) });
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout) as { job: { status: string; at?: string }; files: Array<{ path: string; bytes: number; sha256: string }> };
     assert.equal(result.job.status, 'complete');

@@ -50,9 +50,9 @@ describe('download hardening', function () {
       const j = job('o0', 'o1', 'o2');
       const [kept, unzipped, again] = await clock.run(
         Promise.all([
-          client.downloadJob(j, { dir, format: 'jsonl', concurrency: 3 }),
-          client.downloadJob(j, { dir, format: 'jsonl', concurrency: 3, decompress: true }),
-          client.downloadJob(j, { dir, format: 'jsonl', concurrency: 3 }),
+          client.downloadJob(j, { dir, format: 'jsonl', concurrency: 3, sha256: true }),
+          client.downloadJob(j, { dir, format: 'jsonl', concurrency: 3, decompress: true, sha256: true }),
+          client.downloadJob(j, { dir, format: 'jsonl', concurrency: 3, sha256: true }),
         ]),
       );
       for (const files of [kept, unzipped, again]) {
@@ -155,6 +155,17 @@ describe('download hardening', function () {
       const [second] = await clock.run(client.downloadJob(job('a'), { dir, format: 'jsonl' }));
       assert.equal(second.path, first.path);
       assert.equal(gunzipSync(await fs.readFile(second.path)).toString(), 'later');
+      assert.deepEqual(await listDir(), [path.basename(first.path)]);
+    });
+
+    it('replaces an earlier file of the same size whose bytes differ, with no hash asked for', async () => {
+      service.objects.set('a', Buffer.from('earlier bytes 1'));
+      const [first] = await clock.run(client.downloadJob(job('a'), { dir, format: 'jsonl' }));
+      assert.equal(first.sha256, undefined, 'no hash unless asked for');
+      service.objects.set('a', Buffer.from('earlier bytes 2'));
+      const [second] = await clock.run(client.downloadJob(job('a'), { dir, format: 'jsonl' }));
+      assert.equal(second.path, first.path);
+      assert.equal((await fs.readFile(second.path)).toString(), 'earlier bytes 2');
       assert.deepEqual(await listDir(), [path.basename(first.path)]);
     });
 

@@ -34,7 +34,7 @@ describe('downloads over loopback HTTP', function () {
     const originals = [0, 1, 2].map((i) => gzipSync(jsonl(300 + i * 100, `o${i}`)));
     originals.forEach((data, i) => service.objects.set(`obj-${i}`, data));
     const events: DownloadProgress[] = [];
-    const files = await client.downloadJob(job('obj-0', 'obj-1', 'obj-2'), { dir, format: 'jsonl', concurrency: 2, onProgress: (p) => events.push(p) });
+    const files = await client.downloadJob(job('obj-0', 'obj-1', 'obj-2'), { dir, format: 'jsonl', concurrency: 2, sha256: true, onProgress: (p) => events.push(p) });
     assert.equal(files.length, 3);
     for (let i = 0; i < 3; i++) {
       const f = files[i];
@@ -78,7 +78,7 @@ describe('downloads over loopback HTTP', function () {
     const data = noise(150_000, 3);
     service.objects.set('p', data);
     service.faults.set('p', { dropAt: [60_000], ignoreRange: true });
-    const [file] = await client.downloadJob(job('p'), { dir, format: 'parquet' });
+    const [file] = await client.downloadJob(job('p'), { dir, format: 'parquet', sha256: true });
     assert.deepEqual(await fs.readFile(file.path), data);
     assert.equal(file.sha256, sha(data));
     assert.match(path.basename(file.path), /\.parquet$/);
@@ -113,7 +113,7 @@ describe('downloads over loopback HTTP', function () {
     const data = gzipSync(original);
     service.objects.set('z', data);
     service.faults.set('z', { dropAt: [Math.floor(data.length / 2)] });
-    const [file] = await client.downloadJob(job('z'), { dir, format: 'jsonl', decompress: true });
+    const [file] = await client.downloadJob(job('z'), { dir, format: 'jsonl', decompress: true, sha256: true });
     assert.match(path.basename(file.path), /^part-00000-[0-9a-f]{10}\.jsonl$/);
     const onDisk = await fs.readFile(file.path);
     assert.deepEqual(onDisk, original);

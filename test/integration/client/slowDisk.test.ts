@@ -52,7 +52,7 @@ describe('downloads onto a disk slower than the network', function () {
   it('writes objects of many batches byte-identical, each sha256 that of its file', async () => {
     const originals = [0, 1, 2].map((i) => noise(3 * 1024 * 1024 + 12_345 * i, 11 + i));
     originals.forEach((data, i) => service.objects.set(`o${i}`, data));
-    const files = await client.downloadJob(job('o0', 'o1', 'o2'), { dir, format: 'csv', concurrency: 2 });
+    const files = await client.downloadJob(job('o0', 'o1', 'o2'), { dir, format: 'csv', concurrency: 2, sha256: true });
     for (const [i, f] of files.entries()) {
       const onDisk = await fs.readFile(f.path);
       assert.equal(onDisk.length, originals[i].length);
@@ -64,7 +64,7 @@ describe('downloads onto a disk slower than the network', function () {
   it('decompresses objects of many batches byte-identical', async () => {
     const text = Buffer.from(noise(2 * 1024 * 1024, 5).toString('base64'));
     service.objects.set('z', gzipSync(text));
-    const [file] = await client.downloadJob(job('z'), { dir, format: 'jsonl', decompress: true });
+    const [file] = await client.downloadJob(job('z'), { dir, format: 'jsonl', decompress: true, sha256: true });
     const onDisk = await fs.readFile(file.path);
     assert.ok(onDisk.equals(text), 'the decompressed file is the original text');
     assert.equal(file.sha256, sha(onDisk));

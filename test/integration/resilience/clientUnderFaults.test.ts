@@ -34,7 +34,7 @@ async function downloadAll(options: EmulatorOptions, dir: string): Promise<{ sum
   try {
     const job = await client.runJob('canvas_logs', 'web_logs', { format: 'jsonl' });
     assert.ok((job.objects ?? []).length >= 3, 'the result spans several objects');
-    const files = await client.downloadJob(job, { dir, format: 'jsonl', concurrency: 3 });
+    const files = await client.downloadJob(job, { dir, format: 'jsonl', concurrency: 3, sha256: true });
     // Job and object ids are random, so names differ between runs in their hash; compare the
     // part number, the size and the content hash.
     const sums = files.map((f) => `${path.basename(f.path).slice(0, 10)} ${f.bytes} ${f.sha256}`).sort();

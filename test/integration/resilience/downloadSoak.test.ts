@@ -45,7 +45,7 @@ async function soak(faults: string | undefined, dir: string): Promise<Outcome> {
       try {
         const job = await client.runJob('canvas_logs', 'web_logs', { format });
         assert.equal(job.objects?.length, perJob);
-        const files = await client.downloadJob(job, { dir: path.join(dir, format), format, concurrency: 4 });
+        const files = await client.downloadJob(job, { dir: path.join(dir, format), format, concurrency: 4, sha256: true });
         for (const f of files) outcome.objects.push(`${format} ${path.basename(f.path).slice(0, 10)} ${f.bytes} ${f.sha256}`);
       } catch (err) {
         outcome.failures.push(`${format}: ${isDqError(err) ? err.describe() : String(err)}`);

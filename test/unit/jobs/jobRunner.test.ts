@@ -69,7 +69,7 @@ describe('JobRunner (emulator)', function () {
         sincePoints: new SincePointStore(storage),
         clientFor,
         resultsRoot: async () => root,
-        downloadSettings: () => ({ decompress: false, concurrency: 2 }),
+        downloadSettings: () => ({ decompress: false, concurrency: 2, sha256: false }),
         clock,
         logger: nullLogger,
       });

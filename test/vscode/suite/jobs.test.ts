@@ -101,6 +101,7 @@ describe('Query jobs through command arguments', function () {
   before(async () => {
     ({ api } = await activateExtension());
     await vscode.workspace.getConfiguration('dataQuery').update('rateLimits', { createJob: 100 }, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('dataQuery').update('download.sha256', true, vscode.ConfigurationTarget.Global);
     service = await startEmulator({ port: 0, jobDelayMs: 300, limits: false, namespaces: ['canvas'] });
     failing = await startEmulator({ port: 0, jobDelayMs: 300, limits: false, namespaces: ['canvas'], faults: 'jobFail=1' });
     await setConnections([]);
@@ -111,6 +112,7 @@ describe('Query jobs through command arguments', function () {
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.workspace.getConfiguration('dataQuery').update('rateLimits', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('dataQuery').update('download.sha256', undefined, vscode.ConfigurationTarget.Global);
     await setConnections(undefined);
     await service?.close();
     await failing?.close();
