@@ -19,6 +19,7 @@ import { RateLimits } from './rateLimits';
 import { RequestLog, type RequestLogEntry } from './requestLog';
 import { ChangeHistory } from './sampleData/changeHistory';
 import { SampleCatalog } from './sampleData/sampleCatalog';
+import { evolvedTable, type SchemaEvolution } from './sampleData/schemaEvolution';
 import { TokenIssuer } from './tokenIssuer';
 
 export { parseFaultSpec } from './faults';
@@ -78,6 +79,8 @@ export interface EmulatorOptions {
   objectBytesPerSecond?: number;
   /** where generated objects are cached; default a fresh folder in the OS temp dir */
   cacheDir?: string;
+  /** share of log-table records delivered twice, as the service's at-least-once logs are; default 0 */
+  duplicates?: number;
   clock?: Clock;
   logger?: Logger;
 }
@@ -95,6 +98,12 @@ export interface RunningEmulator {
   requestLog: RequestLog;
   /** changes the pace of object downloads that start from now on (undefined: unpaced) */
   setObjectBytesPerSecond(bytesPerSecond: number | undefined): void;
+  /**
+   * Changes a table's schema (see schemaEvolution.ts) for jobs created from now on; an added
+   * column has values in rows changed after commit time `at` (default the latest commit).
+   * Returns the new version.
+   */
+  evolveTable(namespace: string, table: string, change: SchemaEvolution, at?: number): number;
   /** closes both listeners and all sockets promptly, and removes cached objects */
   close(): Promise<void>;
 }
@@ -116,7 +125,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const faultOptions = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : (options.faults ?? {});
   const faults = new FaultInjector(faultOptions, seed);
   const catalog = new SampleCatalog({ rows: options.rows, namespaces: options.namespaces });
-  const history = new ChangeHistory(seed, clock.now());
+  if (options.duplicates !== undefined && !(options.duplicates >= 0 && options.duplicates <= 1)) {
+    throw new Error(`duplicates must be a share from 0 to 1, not ${options.duplicates}.`);
+  }
+  const history = new ChangeHistory(seed, clock.now(), options.duplicates);
   const requestLog = new RequestLog();
   let bytesPerSecond = checkedPace(options.objectBytesPerSecond);
 
@@ -232,6 +244,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     requestLog,
     setObjectBytesPerSecond: (value) => {
       bytesPerSecond = checkedPace(value);
+    },
+    evolveTable: (namespace, name, change, at) => {
+      const table = catalog.table(namespace, name);
+      if (!table) throw new Error(`There is no table ${namespace}.${name} in this emulator.`);
+      const evolved = evolvedTable(table, change, at ?? history.latestCommit(clock.now()));
+      catalog.replace(evolved);
+      logger.info(`emulator: ${namespace}.${name} is now at schema version ${evolved.version} (${change})`);
+      return evolved.version;
     },
     close: () =>
       (closing ??= (async () => {

@@ -1,7 +1,7 @@
 // The change history behind every sample table. Time advances in commits every four hours;
 // the emulator keeps 30 days of them. Each row of an `entity` table is born before or inside
 // that window and may be updated once and deleted once; `log` rows are only appended, spread
-// evenly over the window. Everything derives from the seed and the commit at start-up, so a
+// evenly over the window, and some may be delivered twice when asked (`duplicates`). Everything derives from the seed and the commit at start-up, so a
 // job's content is fixed by its table and range.
 
 import { Prng, hashString, unitFrom } from '../prng';
@@ -37,6 +37,8 @@ export class ChangeHistory {
   constructor(
     private readonly seed: number,
     startedAt: number,
+    /** share of `log` records delivered twice in a row (at least once delivery) */
+    private readonly duplicates = 0,
   ) {
     this.anchor = Math.floor(startedAt / COMMIT_INTERVAL_MS);
   }
@@ -101,7 +103,9 @@ export class ChangeHistory {
         const v = col.gen(ctx);
         if (v !== undefined && v !== null) value[col.name] = v;
       }
-      yield { meta: { action: 'U', ts: iso(changedAt) }, key, value };
+      const record: ChangeRecord = { meta: { action: 'U', ts: iso(changedAt) }, key, value };
+      yield record;
+      if (this.duplicates > 0 && table.history === 'log' && unitFrom(this.seed, t, index, 7) < this.duplicates) yield record;
     }
   }
 

@@ -44,4 +44,11 @@ export class SampleCatalog {
   table(ns: string, name: string): TableDef | undefined {
     return this.byNamespace.get(ns)?.get(name);
   }
+
+  /** Puts a new definition of a table in place of its current one. */
+  replace(table: TableDef): void {
+    const tables = this.byNamespace.get(table.namespace);
+    if (!tables?.has(table.name)) throw new Error(`There is no table ${table.namespace}.${table.name} to replace.`);
+    tables.set(table.name, table);
+  }
 }
