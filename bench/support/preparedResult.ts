@@ -1,10 +1,11 @@
 // A large query result, generated once in a local emulator and reused by every run: identical
-// requests within the dedupe window return the same job, so `dq query` finds it complete.
+// requests within the dedupe window return the same job, so `dq query` (or `dq sync`) finds it
+// complete.
 
 import { rm } from 'node:fs/promises';
 import { DataQueryClient } from '../../src/client/dataQueryClient';
 import type { JobRecord } from '../../src/core/contract';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/emulator';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/emulator';
 import { loopbackEnv } from './processes';
 
 /** web_logs rows as stored gzip JSONL (level 0) take about this many bytes. */
@@ -34,25 +35,33 @@ export interface PreparedResult {
  */
 export async function prepareResult(o: { mib: number; objects: number; cacheDir: string }): Promise<PreparedResult> {
   const rows = Math.ceil((o.mib * MiB) / BYTES_PER_ROW);
-  const emulator = await startEmulator({
-    rows,
-    rowsPerObject: Math.ceil(rows / o.objects),
-    gzipLevel: 0,
-    limits: false,
-    jobDelayMs: 0,
-    dedupeWindowSec: 86_400,
-    namespaces: [RESULT_TABLE[0]],
-    cacheDir: o.cacheDir,
+  return prepareJob({
+    table: RESULT_TABLE,
+    emulator: { rows, rowsPerObject: Math.ceil(rows / o.objects), gzipLevel: 0, cacheDir: o.cacheDir },
+    removeOnClose: o.cacheDir,
   });
+}
+
+/**
+ * A complete jsonl snapshot job of `table` in an emulator of its own (no rate limits, no job
+ * delay, the table's namespace only, a day's dedupe window), with its objects generated.
+ * `close()` stops both and removes `removeOnClose`.
+ */
+export async function prepareJob(o: {
+  table: readonly [string, string];
+  emulator: Pick<EmulatorOptions, 'rows' | 'rowsPerObject' | 'gzipLevel' | 'cacheDir'>;
+  removeOnClose: string;
+}): Promise<PreparedResult> {
+  const emulator = await startEmulator({ ...o.emulator, limits: false, jobDelayMs: 0, dedupeWindowSec: 86_400, namespaces: [o.table[0]] });
   const credentials = { clientId: emulator.clientId, clientSecret: emulator.clientSecret };
   const client = new DataQueryClient({ baseUrl: emulator.baseUrl, dataPrefix: emulator.dataPrefix, credentials: async () => credentials });
   const close = async (): Promise<void> => {
     await client.close();
     await emulator.close();
-    await rm(o.cacheDir, { recursive: true, force: true });
+    await rm(o.removeOnClose, { recursive: true, force: true });
   };
   try {
-    const job = await client.runJob(RESULT_TABLE[0], RESULT_TABLE[1], { format: RESULT_FORMAT });
+    const job = await client.runJob(o.table[0], o.table[1], { format: RESULT_FORMAT });
     const objectIds = (job.objects ?? []).map((obj) => obj.id);
     const urls = await freshUrls(client, objectIds);
     // A HEAD answers once its object has been generated: this waits for all of them.

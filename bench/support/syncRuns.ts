@@ -9,16 +9,15 @@ import { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DataQueryClient } from '../../src/client/dataQueryClient';
 import type { JobRecord } from '../../src/core/contract';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/emulator';
+import type { RunningEmulator } from '../../src/emulator/emulator';
 import { quoteIdent, quoteString } from '../../src/engine/sqlText';
 import { recordStructs } from '../../src/sync/duckdbSql';
 import { createTable, qualifiedName } from '../../src/sync/postgresSql';
 import { targetTableOf } from '../../src/sync/syncColumns';
 import type { TableSyncReport } from '../../src/sync/syncReport';
 import type { TargetTable } from '../../src/sync/syncTarget';
-import { freshUrls } from './preparedResult';
+import { prepareJob } from './preparedResult';
 import { loopbackEnv, succeeded, timed, timedNode } from './processes';
 
 export const SYNC_TABLE = ['canvas_logs', 'web_logs'] as const;
@@ -38,45 +37,15 @@ export interface SyncSource {
 
 /** Makes the snapshot job of `rows` rows, waits for its objects and downloads them into `dir`. */
 export async function prepareSyncSource(o: { rows: number; dir: string }): Promise<SyncSource> {
-  const emulator = await startEmulator({
-    rows: o.rows,
-    limits: false,
-    jobDelayMs: 0,
-    dedupeWindowSec: 86_400,
-    namespaces: [SYNC_TABLE[0]],
-    cacheDir: join(o.dir, 'emulator'),
-  });
-  const credentials = { clientId: emulator.clientId, clientSecret: emulator.clientSecret };
-  const client = new DataQueryClient({ baseUrl: emulator.baseUrl, dataPrefix: emulator.dataPrefix, credentials: async () => credentials });
-  const close = async (): Promise<void> => {
-    await client.close();
-    await emulator.close();
-    await rm(o.dir, { recursive: true, force: true });
-  };
+  // the request `dq sync` makes for a first snapshot, so it finds this job
+  const prepared = await prepareJob({ table: SYNC_TABLE, emulator: { rows: o.rows, cacheDir: join(o.dir, 'emulator') }, removeOnClose: o.dir });
+  const { emulator, client, job, objectIds, dqEnv, close } = prepared;
   try {
-    // the request `dq sync` makes for a first snapshot, so it finds this job
-    const job = await client.runJob(...SYNC_TABLE, { format: 'jsonl' });
-    const objectIds = (job.objects ?? []).map((obj) => obj.id);
-    // A HEAD answers once its object has been generated: this waits for all of them.
-    await Promise.all((await freshUrls(client, objectIds)).map((url) => fetch(url, { method: 'HEAD' })));
     const downloaded = await client.downloadJob(job, { dir: join(o.dir, 'files'), format: 'jsonl', decompress: false });
     const order = new Map(objectIds.map((id, i) => [id, i]));
     const files = downloaded.sort((a, b) => (order.get(a.objectId) ?? 0) - (order.get(b.objectId) ?? 0)).map((f) => f.path);
     const envelope = await client.getSchema(...SYNC_TABLE);
-    return {
-      emulator,
-      job,
-      rows: o.rows,
-      files,
-      table: targetTableOf(SYNC_TABLE[0], SYNC_TABLE[1], envelope),
-      dqEnv: loopbackEnv({
-        DQ_BASE_URL: emulator.baseUrl,
-        DQ_DATA_PREFIX: emulator.dataPrefix,
-        DQ_CLIENT_ID: emulator.clientId,
-        DQ_CLIENT_SECRET: emulator.clientSecret,
-      }),
-      close,
-    };
+    return { emulator, job, rows: o.rows, files, table: targetTableOf(SYNC_TABLE[0], SYNC_TABLE[1], envelope), dqEnv, close };
   } catch (err) {
     await close();
     throw err;

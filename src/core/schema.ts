@@ -123,6 +123,21 @@ export function childrenOf(columns: readonly Column[], part: Column['part'], par
   return columns.filter((c) => c.part === part && c.parent === parent);
 }
 
+/**
+ * The columns as CSV headers name them (and as the sync stores them): members of nested
+ * objects replace the object; an object of a shared definition (`$ref`) stays one column.
+ */
+export function flatColumnsOf(columns: readonly Column[]): Column[] {
+  const idOf = (part: Column['part'], name: string): string => `${part}.${name}`;
+  const byId = new Map(columns.map((c) => [idOf(c.part, c.name), c]));
+  const withMembers = new Set(columns.filter((c) => c.parent !== undefined).map((c) => idOf(c.part, c.parent!)));
+  const insideShared = (c: Column): boolean => {
+    const parent = c.parent === undefined ? undefined : byId.get(idOf(c.part, c.parent));
+    return parent !== undefined && (parent.reference !== undefined || insideShared(parent));
+  };
+  return columns.filter((c) => !insideShared(c) && (c.reference !== undefined || !withMembers.has(idOf(c.part, c.name))));
+}
+
 /** A column's own name within its parent object. */
 export function fieldName(column: Column): string {
   return column.parent === undefined ? column.name : column.name.slice(column.parent.length + 1);

@@ -26,7 +26,7 @@ import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
 import { registerPreview } from './preview/previewCommands';
 import { readProxySettings } from './proxySettings';
 import { registerSchemaFeature } from './schema/schemaFeature';
-import { SyncedExplorerTreeProvider } from './sync/syncedExplorerTreeProvider';
+import { syncedTableMarks } from './sync/syncedTableMarks';
 import { SyncedTablesModel } from './sync/syncedTablesModel';
 import { registerSyncFeature } from './sync/syncFeature';
 
@@ -62,7 +62,8 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     userAgent,
   });
   const syncedTables = new SyncedTablesModel(context.globalState, systemClock);
-  const explorer = new SyncedExplorerTreeProvider(syncedTables, store, pool, logger, new SchemaReader(new SchemaCache(context.globalState, systemClock), pool));
+  const schemas = new SchemaReader(new SchemaCache(context.globalState, systemClock), pool);
+  const explorer = new ExplorerTreeProvider(store, pool, logger, schemas, systemClock, syncedTableMarks(syncedTables));
   const explorerView = vscode.window.createTreeView('dataQuery.explorer', { treeDataProvider: explorer, showCollapseAll: true });
 
   const onSettingsChanged = (): void => explorer.connectionsChanged(pool.retain(store.list()));

@@ -1,9 +1,9 @@
 // The SQL text of the PostgreSQL target, built from a TargetTable: names, column types, the
 // expression that reads each column out of a staged JSONL record (jsonb), the staging and
-// merge statements and the meta table. Pure functions; identifiers are always quoted and
-// path members are SQL literals, so a column or table name can hold any character.
+// merge statements and the meta table, and the DDL a person copies (Copy CREATE TABLE). Pure
+// functions; identifiers are always quoted and path members are SQL literals, so a column or
+// table name can hold any character.
 
-import { quoteSqlIdent } from '../core/createTableSql';
 import type { TargetColumn, TargetTable, TargetType } from './syncTarget';
 
 export const META_TABLE = 'public.dq_sync_state';
@@ -87,7 +87,9 @@ export function catalogType(type: TargetType): string {
   return CATALOG_TYPES[type];
 }
 
-export const quoteIdent = quoteSqlIdent;
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
 
 /** A string literal (standard_conforming_strings is on: a backslash is an ordinary character). */
 export function quoteLiteral(text: string): string {
@@ -127,6 +129,15 @@ export function createTable(table: TargetTable, withPrimaryKey: boolean): string
   const defs = table.columns.map(columnDefinition);
   if (withPrimaryKey) defs.push(primaryKeyClause(table));
   return `CREATE TABLE ${qualifiedName(table.namespace, table.table)} (\n  ${defs.join(',\n  ')}\n)`;
+}
+
+/**
+ * What a sync creates for a table, as one script a person can run: the namespace's schema and
+ * the table with its columns, types, NOT NULL and primary key (the sync adds the key after
+ * its first load; the table it ends with is the same).
+ */
+export function createTableScript(table: TargetTable): string {
+  return `-- schema version ${table.schemaVersion}\nCREATE SCHEMA IF NOT EXISTS ${quoteIdent(table.namespace)};\n${createTable(table, true)};\n`;
 }
 
 export function primaryKeyClause(table: TargetTable): string {

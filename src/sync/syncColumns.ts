@@ -6,8 +6,7 @@
 // double, date-time -> timestamptz, date -> date, enum and string -> text, boolean -> boolean.
 
 import type { SchemaEnvelope } from '../core/contract';
-import { flatColumnsOf } from '../core/createTableSql';
-import { columnsOf, fieldName, type Column } from '../core/schema';
+import { columnsOf, fieldName, flatColumnsOf, type Column } from '../core/schema';
 import { DqError } from '../client/errors';
 import type { TargetColumn, TargetTable, TargetType } from './syncTarget';
 

@@ -1,20 +1,29 @@
 // What `--to` (or the editor's target setting) names: a DuckDB file (a path, or `duckdb:PATH`)
 // or a PostgreSQL server (`postgresql://` / `postgres://` URL). Empty means the local database
 // in the user's data folder. The label shown to a person never contains a password. Each
-// target's code is loaded only when it is used, so DuckDB's native library and the PostgreSQL
-// driver stay unloaded for the other.
+// target's code is loaded only when a target is built, so DuckDB's native library and the
+// PostgreSQL driver stay unloaded for the other, and code that only reads a spec (the editor's
+// setting) stays free of both.
 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DqError } from '../client/errors';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
-import { DuckdbTarget } from './duckdbTarget';
+import type { DuckdbTarget } from './duckdbTarget';
+import type { PostgresTarget } from './postgresTarget';
 import type { SyncTarget } from './syncTarget';
 
 export type TargetSpec =
   | { kind: 'duckdb'; path: string; label: string }
   | { kind: 'postgres'; url: string; label: string; hasPassword: boolean };
+
+/** What was wrong with a spec, in `details.problem` of the usage error, for callers that word it their own way. */
+export type TargetSpecProblem = 'invalidUrl' | 'noServer' | 'unknownKind' | 'noFile';
+
+function specError(problem: TargetSpecProblem, message: string, hint: string): DqError {
+  return new DqError('usage', message, { hint, details: { problem } });
+}
 
 export interface TargetSpecContext {
   /** relative paths are taken from here */
@@ -40,10 +49,10 @@ export function parseTargetSpec(text: string | undefined, context: TargetSpecCon
     try {
       url = new URL(given);
     } catch {
-      throw new DqError('usage', 'The PostgreSQL target is not a valid URL.', { hint: 'Write it as postgresql://user@host:5432/database.' });
+      throw specError('invalidUrl', 'The PostgreSQL target is not a valid URL.', 'Write it as postgresql://user@host:5432/database.');
     }
     if (!url.hostname && !url.searchParams.get('host')) {
-      throw new DqError('usage', `The PostgreSQL target ${postgresUrlLabel(url)} names no server.`, { hint: 'Write it as postgresql://user@host:5432/database.' });
+      throw specError('noServer', `The PostgreSQL target ${postgresUrlLabel(url)} names no server.`, 'Write it as postgresql://user@host:5432/database.');
     }
     const hasPassword = url.password !== '' || [...url.searchParams.keys()].some((k) => HIDDEN_PARAM.test(k));
     return { kind: 'postgres', url: given, label: postgresUrlLabel(url), hasPassword };
@@ -51,11 +60,9 @@ export function parseTargetSpec(text: string | undefined, context: TargetSpecCon
   let file = given;
   if (/^duckdb:/i.test(file)) file = file.slice('duckdb:'.length);
   else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file)) {
-    throw new DqError('usage', `Unknown sync target "${file.replace(/\/\/[^@/]*@/, '//***@')}".`, {
-      hint: 'Give a DuckDB file path (or duckdb:PATH) or a postgresql:// URL.',
-    });
+    throw specError('unknownKind', `Unknown sync target "${file.replace(/\/\/[^@/]*@/, '//***@')}".`, 'Give a DuckDB file path (or duckdb:PATH) or a postgresql:// URL.');
   }
-  if (file === '') throw new DqError('usage', 'duckdb: needs a file path after it.', { hint: 'Write it as duckdb:/path/to/sync.duckdb.' });
+  if (file === '') throw specError('noFile', 'duckdb: needs a file path after it.', 'Write it as duckdb:/path/to/sync.duckdb.');
   const resolved = path.resolve(context.cwd, file);
   return { kind: 'duckdb', path: resolved, label: resolved };
 }
@@ -80,16 +87,12 @@ export interface TargetDeps {
   readOnly?: boolean;
 }
 
-/** The PostgreSQL target's module, loaded only for a postgresql:// target. */
-interface PostgresTargetModule {
-  PostgresTarget: new (options: { url: string; logger: Logger; clock?: Clock; lockWaitMs?: number }) => SyncTarget;
-}
-
-/** Builds the target a spec names (not yet opened). */
+/** Builds the target a spec names (not yet opened), loading that target's module now. */
 export function createTarget(spec: TargetSpec, deps: TargetDeps): SyncTarget {
   if (spec.kind === 'duckdb') {
-    return new DuckdbTarget({ path: spec.path, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs, readOnly: deps.readOnly });
+    const duckdb = require('./duckdbTarget') as { DuckdbTarget: typeof DuckdbTarget };
+    return new duckdb.DuckdbTarget({ path: spec.path, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs, readOnly: deps.readOnly });
   }
-  const { PostgresTarget } = require('./postgresTarget') as PostgresTargetModule;
-  return new PostgresTarget({ url: spec.url, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs });
+  const postgres = require('./postgresTarget') as { PostgresTarget: typeof PostgresTarget };
+  return new postgres.PostgresTarget({ url: spec.url, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs });
 }

@@ -2,7 +2,8 @@
 // and each table's columns (read lazily on expand and kept in the extension's storage; a copy
 // older than 4 hours is shown while it is read again). Failures become error nodes that say
 // what went wrong and offer the next step; a listing that waits for the rate limit shows a
-// node saying so, counting down, instead of a bare spinner.
+// node saying so, counting down, instead of a bare spinner. Tables carry the marks of a marks
+// source when one is given (the sync's).
 
 import * as vscode from 'vscode';
 import { DqError, isCancelled, isDqError } from '../../client/errors';
@@ -13,10 +14,11 @@ import { childrenOf, columnsOf, type Column } from '../../core/schema';
 import type { Connection } from '../connections/connectionConfig';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
-import { SET_CREDENTIALS_COMMAND, treeItem } from './explorerItems';
+import { markSyncedTable, SET_CREDENTIALS_COMMAND, treeItem } from './explorerItems';
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, NodeAction, SchemaInfo, TableNode } from './explorerNodes';
 import type { SchemaReader } from './schemaReader';
 import { TableListCache, type TableLoader } from './tableListCache';
+import type { TableMarks } from './tableMarks';
 
 export const REFRESH_COMMAND = 'dataQuery.refresh';
 
@@ -29,6 +31,7 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   private readonly parents = new Map<string, ExplorerNode>();
   /** reads of stale copies under way, by the id of the node they redraw */
   private readonly rereads = new Map<string, Promise<void>>();
+  private readonly marksSubscription?: { dispose(): void };
 
   constructor(
     private readonly store: ConnectionStore,
@@ -36,11 +39,17 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     private readonly logger: Logger,
     readonly schemas: SchemaReader,
     private readonly clock: Clock = systemClock,
+    private readonly marks?: TableMarks,
   ) {
     this.tables = new TableListCache((connection, namespace) => {
       const node = this.nodes.get(namespaceId(connection, namespace));
       if (node) this.changed.fire(node);
     }, clock);
+    this.marksSubscription = marks?.onDidChangeMarks((tables) => {
+      for (const connection of this.store.list()) {
+        for (const t of tables) this.schemaChanged(connection.name, t.namespace, t.table);
+      }
+    });
   }
 
   /**
@@ -125,7 +134,10 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   }
 
   getTreeItem(node: ExplorerNode): vscode.TreeItem {
-    return treeItem(node, this.clock.now());
+    const now = this.clock.now();
+    const item = treeItem(node, now);
+    const mark = node.kind === 'table' ? this.marks?.markOf(node.connection.name, node.namespace, node.table, now) : undefined;
+    return mark ? markSyncedTable(item, mark) : item;
   }
 
   /** Tooltips say how old a list is when hovered, so an item drawn before the list was read still tells. */
@@ -148,6 +160,7 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   }
 
   dispose(): void {
+    this.marksSubscription?.dispose();
     this.tables.clear();
     this.changed.dispose();
   }

@@ -1,14 +1,16 @@
-// Show Schema, Copy Column Names, Copy CREATE TABLE and Find Column. Each takes an argument
-// object ({connection, namespace, table}; Find Column {connection, text, namespaces?}) and
-// then asks nothing and returns its result, or a tree node, or nothing (it asks).
+// Show Schema, Copy Column Names, Copy CREATE TABLE (the table a sync to PostgreSQL creates) and
+// Find Column. Each takes an argument object ({connection, namespace, table}; Find Column
+// {connection, text, namespaces?}) and then asks nothing and returns its result, or a tree node,
+// or nothing (it asks).
 
 import * as vscode from 'vscode';
 import { DqError } from '../../client/errors';
 import { findColumns, qualifiedName, readCatalog, type ColumnMatch } from '../../core/columnSearch';
-import { createTableSql, flatColumnsOf } from '../../core/createTableSql';
 import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
-import { columnsOf } from '../../core/schema';
+import { columnsOf, flatColumnsOf } from '../../core/schema';
+import { createTableScript } from '../../sync/postgresSql';
+import { targetTableOf } from '../../sync/syncColumns';
 import { registerJobCommand } from '../commands/jobCommandSupport';
 import type { ClientPool } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
@@ -62,8 +64,9 @@ export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposab
       const names = flatColumnsOf(columnsOf((await schemaOf(t)).value)).map((c) => c.name);
       return copy(`${names.join('\n')}\n`, `${names.length} column names of ${t.namespace}.${t.table}`);
     }),
+    // the table a sync to PostgreSQL creates
     tableCommand('dataQuery.copyCreateTable', 'Copy CREATE TABLE', async (t) =>
-      copy(createTableSql(t.namespace, t.table, (await schemaOf(t)).value), `CREATE TABLE for ${t.namespace}.${t.table}`),
+      copy(createTableScript(targetTableOf(t.namespace, t.table, (await schemaOf(t)).value)), `CREATE TABLE for ${t.namespace}.${t.table}`),
     ),
     registerJobCommand('dataQuery.findColumn', 'Find Column', logger, {
       fromArgs: async (args) => {

@@ -2,11 +2,15 @@
 // the local database (`sync.duckdb` in the extension's storage); a file path or `duckdb:PATH`
 // names another DuckDB file; `postgresql://user@host:port/db` a PostgreSQL database, whose
 // password comes from PGPASSWORD in VS Code's environment or from ~/.pgpass, never from
-// settings. Pure: no `vscode` import, so plain tests can use it.
+// settings. The value is read by the same parser as `dq sync --to` (which loads no target
+// code); this adds what only a setting has: the local default, `~` for home (no shell expands
+// it), no password, and messages that name the setting. Pure: no `vscode` import, so plain
+// tests can use it.
 
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DqError } from '../../client/errors';
+import { DqError, isDqError } from '../../client/errors';
+import { parseTargetSpec, type TargetSpec, type TargetSpecProblem } from '../../sync/targetSpec';
 
 export const SYNC_TARGET_SETTING = 'dataQuery.sync.target';
 export const LOCAL_DATABASE_FILE = 'sync.duckdb';
@@ -46,44 +50,51 @@ export function parseSyncTarget(raw: unknown, places: TargetPlaces): SyncTargetC
     });
   }
   const value = raw.trim();
-  if (/^postgres(ql)?:\/\//i.test(value)) return postgresTarget(value);
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) {
-    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} names a kind of database that cannot be synced to.`, {
-      hint: 'Use a DuckDB file path (or duckdb:PATH) or a postgresql:// URL, or clear the setting to use the local database.',
-    });
-  }
-  const filePath = value.replace(/^duckdb:/i, '');
-  if (filePath === '') {
-    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} says duckdb: without a file.`, { hint: 'Write the path after duckdb:, or clear the setting to use the local database.' });
-  }
-  const absolute = resolvePath(filePath, places);
-  return { kind: 'duckdb', path: absolute, spec: absolute, label: absolute, local: false };
-}
-
-function resolvePath(filePath: string, places: TargetPlaces): string {
-  if (filePath === '~' || filePath.startsWith('~/') || filePath.startsWith('~\\')) return path.join(places.home ?? os.homedir(), filePath.slice(1));
-  return path.resolve(places.workspaceFolder ?? places.globalStorage, filePath);
-}
-
-/** A PostgreSQL URL is checked without ever repeating it: a mistyped one may hold a password. */
-function postgresTarget(value: string): SyncTargetChoice {
-  let url: URL;
+  let spec: TargetSpec;
   try {
-    url = new URL(value);
-  } catch {
-    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} is not a valid postgresql:// URL.`, {
-      hint: 'Write it as postgresql://user@host:port/database (the password comes from PGPASSWORD or ~/.pgpass).',
-    });
+    // relative paths start in the workspace folder; `env` only names the default, and the value is not empty
+    spec = parseTargetSpec(expandHome(value, places.home ?? os.homedir()), { cwd: places.workspaceFolder ?? places.globalStorage, env: {} });
+  } catch (err) {
+    throw settingError(err);
   }
+  if (spec.kind === 'duckdb') return { kind: 'duckdb', path: spec.path, spec: spec.path, label: spec.label, local: false };
+  return postgresTarget(spec.url);
+}
+
+/** `~` or `~/...`, also after duckdb:, as the home folder. */
+function expandHome(value: string, home: string): string {
+  return value.replace(/^(duckdb:)?~(?=$|[\\/])/i, (_whole, prefix: string | undefined) => `${prefix ?? ''}${home}`);
+}
+
+/** The spec parser's refusals, worded for the setting; a PostgreSQL URL is never repeated, as a mistyped one may hold a password. */
+const SETTING_PROBLEMS: Record<TargetSpecProblem, { message: string; hint: string }> = {
+  invalidUrl: {
+    message: `The setting ${SYNC_TARGET_SETTING} is not a valid postgresql:// URL.`,
+    hint: 'Write it as postgresql://user@host:port/database (the password comes from PGPASSWORD or ~/.pgpass).',
+  },
+  noServer: { message: `The setting ${SYNC_TARGET_SETTING} names no database server.`, hint: 'Write it as postgresql://user@host:port/database.' },
+  unknownKind: {
+    message: `The setting ${SYNC_TARGET_SETTING} names a kind of database that cannot be synced to.`,
+    hint: 'Use a DuckDB file path (or duckdb:PATH) or a postgresql:// URL, or clear the setting to use the local database.',
+  },
+  noFile: { message: `The setting ${SYNC_TARGET_SETTING} says duckdb: without a file.`, hint: 'Write the path after duckdb:, or clear the setting to use the local database.' },
+};
+
+function settingError(err: unknown): unknown {
+  const problem = isDqError(err) ? (err.details?.problem as TargetSpecProblem | undefined) : undefined;
+  const worded = problem === undefined ? undefined : SETTING_PROBLEMS[problem];
+  return worded ? new DqError('usage', worded.message, { hint: worded.hint }) : err;
+}
+
+/** A password has no place in settings; the label leaves out the query. */
+function postgresTarget(value: string): SyncTargetChoice {
+  const url = new URL(value);
   // `password`, and `sslpassword` (the passphrase of a client key)
   const queryPassword = [...url.searchParams.keys()].some((k) => /password/i.test(k));
   if (url.password !== '' || queryPassword) {
     throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} contains a password, and settings are no place for one.`, {
       hint: 'Remove the password from the URL and give it as PGPASSWORD in the environment VS Code starts with, or in ~/.pgpass.',
     });
-  }
-  if (!url.hostname) {
-    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} names no database server.`, { hint: 'Write it as postgresql://user@host:port/database.' });
   }
   const user = url.username ? `${url.username}@` : '';
   const label = `postgresql://${user}${url.host}${url.pathname}`;

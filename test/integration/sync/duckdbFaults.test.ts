@@ -11,38 +11,24 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
-import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { tryMountTmpfs, unmount } from '../../support/tmpfsMount';
-import { syncedRows, SyncFixture, type TableRows } from './syncFixture';
+import { assertSameRows, dqEnvOf, syncedRows, SyncFixture, syncInto, withTarget, type TableRows } from './syncFixture';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 200_000;
 
-async function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
-  const target = new DuckdbTarget({ path: file });
-  await target.open();
-  try {
-    return await runSync({ ...options, target });
-  } finally {
-    await target.close();
-  }
+function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+  return syncInto(new DuckdbTarget({ path: file }), options);
 }
 
-async function stateOf(file: string): Promise<SyncState | undefined> {
-  const target = new DuckdbTarget({ path: file, readOnly: true });
-  await target.open();
-  try {
-    return await target.readState('canvas_logs', 'web_logs');
-  } finally {
-    await target.close();
-  }
+function stateOf(file: string): Promise<SyncState | undefined> {
+  return withTarget(new DuckdbTarget({ path: file, readOnly: true }), (t) => t.readState('canvas_logs', 'web_logs'));
 }
 
 async function assertEqualLogs(file: string, expected: TableRows): Promise<void> {
-  const actual = await syncedRows(file, 'canvas_logs', 'web_logs', 1);
-  assert.equal(actual.rows.size, expected.rows.size, 'rows');
-  for (const [key, row] of expected.rows) assert.deepEqual(actual.rows.get(key), row, `row ${key}`);
+  assertSameRows(await syncedRows(file, 'canvas_logs', 'web_logs', 1), expected, 'canvas_logs.web_logs');
 }
 
 describe('sync cut short while it applies', function () {
@@ -61,8 +47,7 @@ describe('sync cut short while it applies', function () {
     atEarly = await fixture.reference('canvas_logs', 'web_logs', early);
     atLate = await fixture.reference('canvas_logs', 'web_logs', late);
     assert.ok(atLate.rows.size > atEarly.rows.size, 'the log grew between the two points');
-    const emu = fixture.emulator;
-    env = { PATH: process.env.PATH, DQ_BASE_URL: emu.baseUrl, DQ_DATA_PREFIX: emu.dataPrefix, DQ_CLIENT_ID: emu.clientId, DQ_CLIENT_SECRET: emu.clientSecret };
+    env = { PATH: process.env.PATH, ...dqEnvOf(fixture.emulator) };
   });
   after(async () => {
     await fixture?.close();
@@ -153,10 +138,7 @@ describe('sync cut short while it applies', function () {
       assert.equal(reports[0].error?.kind, 'io');
       assert.ok(reports[0].error?.message.includes(file), reports[0].error?.message);
       assert.match(reports[0].error?.hint ?? '', /Free disk space/);
-      const target = new DuckdbTarget({ path: file, readOnly: true });
-      await target.open();
-      const states = await target.listStates();
-      await target.close();
+      const states = await withTarget(new DuckdbTarget({ path: file, readOnly: true }), (t) => t.listStates());
       assert.deepEqual(states.map((s) => [s.table, s.point, s.rows]), [['quizzes', early, first.rows]]);
 
       // the same file on a disk with room: the next run finds it whole and loads the log

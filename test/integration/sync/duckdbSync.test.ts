@@ -9,35 +9,19 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import type { SchemaEnvelope } from '../../../src/core/contract';
-import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
-import { tableSchema } from '../../../src/emulator/sampleData/tableModel';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { SyncProgress, TableSyncReport } from '../../../src/sync/syncReport';
-import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
-import { alterDatabase, columnTypes, keyCountOf, syncedRows, SyncFixture, type TableRows } from './syncFixture';
+import { alterDatabase, assertSameRows, columnTypes, keyCountOf, syncedRows, SyncFixture, syncInto, walkPoints, withTarget, type TableRows } from './syncFixture';
 
-const CANVAS = new SampleCatalog().tables('canvas')!;
-
-/** Opens a target on `file`, runs one sync, closes it. */
-async function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
-  const target = new DuckdbTarget({ path: file });
-  await target.open();
-  try {
-    return await runSync({ ...options, target });
-  } finally {
-    await target.close();
-  }
+/** One sync into the database file. */
+function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+  return syncInto(new DuckdbTarget({ path: file }), options);
 }
 
-async function states(file: string): Promise<SyncState[]> {
-  const target = new DuckdbTarget({ path: file, readOnly: true });
-  await target.open();
-  try {
-    return await target.listStates();
-  } finally {
-    await target.close();
-  }
+function states(file: string): Promise<SyncState[]> {
+  return withTarget(new DuckdbTarget({ path: file, readOnly: true }), (t) => t.listStates());
 }
 
 function byTable(reports: TableSyncReport[]): Record<string, TableSyncReport> {
@@ -46,12 +30,7 @@ function byTable(reports: TableSyncReport[]): Record<string, TableSyncReport> {
 
 /** The synced table equals the reference: same columns, same keys, same values. */
 async function assertEqualTables(file: string, namespace: string, table: string, expected: TableRows): Promise<void> {
-  const actual = await syncedRows(file, namespace, table, keyCountOf(namespace, table));
-  assert.deepEqual(actual.columns, expected.columns, `${namespace}.${table} columns`);
-  const missing = [...expected.rows.keys()].filter((k) => !actual.rows.has(k));
-  const extra = [...actual.rows.keys()].filter((k) => !expected.rows.has(k));
-  assert.deepEqual({ missing: missing.slice(0, 5), extra: extra.slice(0, 5) }, { missing: [], extra: [] }, `${namespace}.${table} keys`);
-  for (const [key, row] of expected.rows) assert.deepEqual(actual.rows.get(key), row, `${namespace}.${table} row ${key}`);
+  assertSameRows(await syncedRows(file, namespace, table, keyCountOf(namespace, table)), expected, `${namespace}.${table}`);
 }
 
 describe('sync to a DuckDB file from the emulator', function () {
@@ -67,46 +46,11 @@ describe('sync to a DuckDB file from the emulator', function () {
 
   it('a snapshot at an older point, then three incrementals: every table equals the emulator\'s snapshot at each point, and the meta rows say so', async () => {
     const file = path.join(fixture.dir, 'steps.duckdb');
-    const points = [6, 4, 2, 0].map((days) => fixture.point(days));
-    const deleted: Record<string, number> = {};
-    const first = await fixture.reference('canvas', 'submissions', points[0]);
-    for (const [step, until] of points.entries()) {
-      const started = Date.now();
-      const reports = [
-        ...(await sync(file, { client: fixture.client, namespace: 'canvas', tables: 'all', until })),
-        ...(await sync(file, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until })),
-      ];
-      assert.deepEqual(reports.map((r) => r.table), [...CANVAS, 'web_logs']);
-      for (const r of reports) {
-        assert.ok(r.outcome === 'synced' || r.outcome === 'unchanged', `${r.table}: ${JSON.stringify(r)}`);
-        assert.equal(r.kind, step === 0 ? 'snapshot' : 'changes');
-        assert.equal(r.point, until);
-        deleted[r.table] = (deleted[r.table] ?? 0) + r.deleted;
-      }
-      const rowsByTable = new Map<string, number>();
-      for (const r of reports) {
-        const expected = await fixture.reference(r.namespace, r.table, until);
-        await assertEqualTables(file, r.namespace, r.table, expected);
-        assert.equal(r.rows, expected.rows.size, `${r.table} row count in the report`);
-        rowsByTable.set(`${r.namespace}.${r.table}`, expected.rows.size);
-      }
-      const meta = await states(file);
-      assert.deepEqual(meta.map((s) => `${s.namespace}.${s.table}`).sort(), [...rowsByTable.keys()].sort());
-      for (const s of meta) {
-        const def = new SampleCatalog({ rows: 3000 }).table(s.namespace, s.table)!;
-        assert.equal(s.point, until, `${s.table} point`);
-        assert.equal(s.schemaVersion, def.version);
-        assert.deepEqual(s.schema, tableSchema(def));
-        assert.equal(s.rows, rowsByTable.get(`${s.namespace}.${s.table}`));
-        assert.ok(Date.parse(s.ranAt) >= started - 1000 && Date.parse(s.ranAt) <= Date.now(), `${s.table} ran at ${s.ranAt}`);
-      }
-    }
-    // the incrementals really deleted rows: keys present at the first point are gone at the last
-    const last = await fixture.reference('canvas', 'submissions', points[3]);
-    const gone = [...first.rows.keys()].filter((k) => !last.rows.has(k));
-    assert.ok(gone.length > 0 && deleted.submissions >= gone.length, `${gone.length} submissions deleted upstream, ${deleted.submissions} applied`);
-    const synced = await syncedRows(file, 'canvas', 'submissions', 1);
-    assert.deepEqual(gone.filter((k) => synced.rows.has(k)), []);
+    await walkPoints(fixture, {
+      sync: (options) => sync(file, options),
+      rows: (namespace, table) => syncedRows(file, namespace, table, keyCountOf(namespace, table)),
+      states: () => states(file),
+    });
     assert.deepEqual(await columnTypes(file, 'canvas', 'users'), {
       id: 'BIGINT',
       name: 'VARCHAR',

@@ -14,7 +14,7 @@ import type { SchemaEnvelope } from '../../../src/core/contract';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { ApplyPlan, SyncState, TargetTable } from '../../../src/sync/syncTarget';
-import { alterDatabase, withDatabase } from './syncFixture';
+import { alterDatabase, withDatabase, withTarget as withOpened, writeGzJsonl } from './syncFixture';
 
 const SCHEMA: SchemaEnvelope = {
   version: 1,
@@ -49,7 +49,6 @@ const d = (id: number, ts: string): Rec => ({ meta: { action: 'D', ts }, key: { 
 describe('the DuckDB sync target', function () {
   this.timeout(60_000);
   let dir: string;
-  let files = 0;
 
   before(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-duckdb-target-'));
@@ -58,11 +57,7 @@ describe('the DuckDB sync target', function () {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  async function gz(records: Rec[]): Promise<string> {
-    const file = path.join(dir, `part-${++files}.jsonl.gz`);
-    await fs.writeFile(file, gzipSync(records.map((r) => JSON.stringify(r)).join('\n') + '\n'));
-    return file;
-  }
+  const gz = (records: Rec[]): Promise<string> => writeGzJsonl(dir, records.map((r) => JSON.stringify(r)));
 
   function plan(kind: ApplyPlan['kind'], paths: string[], point: string, more: Partial<ApplyPlan> = {}): ApplyPlan {
     return {
@@ -75,15 +70,8 @@ describe('the DuckDB sync target', function () {
     };
   }
 
-  async function withTarget<T>(file: string, work: (target: DuckdbTarget) => Promise<T>, options: { lockWaitMs?: number } = {}): Promise<T> {
-    const target = new DuckdbTarget({ path: file, ...options });
-    await target.open();
-    try {
-      return await work(target);
-    } finally {
-      await target.close();
-    }
-  }
+  const withTarget = <T>(file: string, work: (target: DuckdbTarget) => Promise<T>, options: { lockWaitMs?: number } = {}): Promise<T> =>
+    withOpened(new DuckdbTarget({ path: file, ...options }), work);
 
   /** id -> the row's other columns, as text (null stays null) */
   function rows(file: string, columns = 'name, score, seen_at, tags, "address.city"'): Promise<Record<string, unknown[]>> {

@@ -4,21 +4,22 @@
 // snapshot at the point reached, row for row, and the meta table says so. `dq sync` killed
 // with SIGKILL in the middle of applying (its rows written, its meta row not yet) leaves every
 // table and meta row at the last complete run, and the next `dq sync` ends equal. The
-// database password, from PGPASSWORD or the URL, never shows in what dq prints.
+// database password, from PGPASSWORD or the URL, never shows in what dq prints. Copy CREATE
+// TABLE's text makes the very table a sync makes.
 
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Logger } from '../../../src/core/logger';
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
-import { tableSchema } from '../../../src/emulator/sampleData/tableModel';
+import { createTableScript } from '../../../src/sync/postgresSql';
 import { PostgresTarget } from '../../../src/sync/postgresTarget';
+import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
-import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
-import { keyCountOf, SyncFixture, type TableRows } from './syncFixture';
+import { assertSameRows, dqEnvOf, keyCountOf, LogLines, SyncFixture, syncInto, walkPoints, withTarget, type TableRows } from './syncFixture';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 3000;
@@ -67,16 +68,29 @@ async function pgRows(pg: PostgresServer, namespace: string, table: string): Pro
 
 /** The synced table equals the reference: same columns, same keys, same values. */
 async function assertEqualTables(pg: PostgresServer, namespace: string, table: string, expected: TableRows): Promise<void> {
-  const actual = await pgRows(pg, namespace, table);
-  assert.deepEqual(actual.columns, expected.columns, `${namespace}.${table} columns`);
-  const missing = [...expected.rows.keys()].filter((k) => !actual.rows.has(k));
-  const extra = [...actual.rows.keys()].filter((k) => !expected.rows.has(k));
-  assert.deepEqual(
-    { missing: missing.length, extra: extra.length, some: [...missing.slice(0, 3), ...extra.slice(0, 3)] },
-    { missing: 0, extra: 0, some: [] },
-    `${namespace}.${table} keys`,
+  assertSameRows(await pgRows(pg, namespace, table), expected, `${namespace}.${table}`);
+}
+
+/**
+ * The tables of a schema as the server holds them: each column's name, type (as format_type
+ * names it, with any length) and NOT NULL, in order, and the primary key.
+ */
+async function tableShapes(pg: PostgresServer, namespace: string): Promise<Record<string, { columns: string[]; primaryKey: string }>> {
+  const columns = await pg.admin<{ table: string; name: string; type: string; not_null: boolean }>(
+    `SELECT c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY c.relname, a.attnum`,
+    [namespace],
   );
-  for (const [key, row] of expected.rows) assert.deepEqual(actual.rows.get(key), row, `${namespace}.${table} row ${key}`);
+  const keys = await pg.admin<{ table: string; def: string }>(
+    `SELECT c.relname AS table, pg_get_constraintdef(k.oid) AS def FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+      JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND k.contype = 'p'`,
+    [namespace],
+  );
+  const shapes: Record<string, { columns: string[]; primaryKey: string }> = {};
+  for (const c of columns) (shapes[c.table] ??= { columns: [], primaryKey: '' }).columns.push(`${c.name} ${c.type}${c.not_null ? ' NOT NULL' : ''}`);
+  for (const k of keys) shapes[k.table].primaryKey = k.def;
+  return shapes;
 }
 
 /** The meta table as stored, read behind the target's back. */
@@ -92,15 +106,6 @@ interface RawMetaRow {
 }
 const RAW_META = `SELECT namespace, "table", target_schema, target_table, to_char(point AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS point,
     schema_version, row_count::text AS row_count, ran_at::text AS ran_at FROM public.dq_sync_state ORDER BY namespace, "table"`;
-
-class LogLines implements Logger {
-  readonly lines: string[] = [];
-  trace = (m: string): void => void this.lines.push(m);
-  debug = (m: string): void => void this.lines.push(m);
-  info = (m: string): void => void this.lines.push(m);
-  warn = (m: string): void => void this.lines.push(m);
-  error = (m: string): void => void this.lines.push(m);
-}
 
 interface Finished {
   pid: number | undefined;
@@ -124,41 +129,19 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
     await pg?.stop();
   });
 
-  /** Opens a target on the server, runs one sync, closes it. */
-  async function sync(options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
-    const target = new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir });
-    await target.open();
-    try {
-      return await runSync({ ...options, target, logger: log });
-    } finally {
-      await target.close();
-    }
+  /** One sync into the server. */
+  function sync(options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+    return syncInto(new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir }), { ...options, logger: log });
   }
 
-  async function states(): Promise<SyncState[]> {
+  function states(): Promise<SyncState[]> {
     const target = new PostgresTarget({ url: pg.urlWithoutPassword, logger: log, env: { PGPASSWORD: pg.password }, homeDir: fixture.dir });
-    await target.open();
-    try {
-      return await target.listStates();
-    } finally {
-      await target.close();
-    }
+    return withTarget(target, (t) => t.listStates());
   }
 
   /** `dq sync ...` as a child process with the emulator's credentials and PGPASSWORD in its environment. */
   function dq(args: string[], tmpDir: string): { child: ReturnType<typeof spawn>; done: Promise<Finished> } {
-    const emu = fixture.emulator;
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: fixture.dir,
-      TMPDIR: tmpDir,
-      DQ_DEBUG: '1',
-      DQ_BASE_URL: emu.baseUrl,
-      DQ_DATA_PREFIX: emu.dataPrefix,
-      DQ_CLIENT_ID: emu.clientId,
-      DQ_CLIENT_SECRET: emu.clientSecret,
-      PGPASSWORD: pg.password,
-    };
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: fixture.dir, TMPDIR: tmpDir, DQ_DEBUG: '1', ...dqEnvOf(fixture.emulator), PGPASSWORD: pg.password };
     const child = spawn(process.execPath, [MAIN, 'sync', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
@@ -174,56 +157,18 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
   }
 
   it('a snapshot at an older point, then three incrementals: every table equals the emulator\'s snapshot at each point, and the meta rows say so', async () => {
-    const points = [6, 4, 2, 0].map((days) => fixture.point(days));
-    const deleted: Record<string, number> = {};
-    const first = await fixture.reference('canvas', 'submissions', points[0]);
     let nulls = 0;
-    for (const [step, until] of points.entries()) {
-      const started = Date.now();
-      const reports = [
-        ...(await sync({ client: fixture.client, namespace: 'canvas', tables: 'all', until })),
-        ...(await sync({ client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until })),
-      ];
-      assert.deepEqual(reports.map((r) => r.table), [...CANVAS, 'web_logs']);
-      for (const r of reports) {
-        assert.ok(r.outcome === 'synced' || r.outcome === 'unchanged', `${r.table}: ${JSON.stringify(r)}`);
-        assert.equal(r.kind, step === 0 ? 'snapshot' : 'changes');
-        assert.equal(r.point, until);
-        deleted[r.table] = (deleted[r.table] ?? 0) + r.deleted;
-      }
-      const rowsByTable = new Map<string, number>();
-      for (const r of reports) {
-        const expected = await fixture.reference(r.namespace, r.table, until);
-        for (const row of expected.rows.values()) nulls += row.filter((v) => v === null).length;
-        await assertEqualTables(pg, r.namespace, r.table, expected);
-        assert.equal(r.rows, expected.rows.size, `${r.table} row count in the report`);
-        rowsByTable.set(`${r.namespace}.${r.table}`, expected.rows.size);
-      }
-      const meta = await states();
-      assert.deepEqual(meta.map((s) => `${s.namespace}.${s.table}`).sort(), [...rowsByTable.keys()].sort());
-      for (const s of meta) {
-        const def = new SampleCatalog({ rows: ROWS }).table(s.namespace, s.table)!;
-        assert.equal(s.point, until, `${s.table} point`);
-        assert.equal(s.schemaVersion, def.version);
-        assert.deepEqual(s.schema, tableSchema(def));
-        assert.equal(s.rows, rowsByTable.get(`${s.namespace}.${s.table}`));
-        assert.ok(Date.parse(s.ranAt) >= started - 1000 && Date.parse(s.ranAt) <= Date.now(), `${s.table} ran at ${s.ranAt}`);
-      }
+    await walkPoints(fixture, { sync, rows: (namespace, table) => pgRows(pg, namespace, table), states }, async (until, references) => {
+      for (const expected of references) for (const row of expected.rows.values()) nulls += row.filter((v) => v === null).length;
       // as stored: each row names the schema and table it fills, its point as a timestamptz
       for (const m of await pg.admin<RawMetaRow>(RAW_META)) {
         assert.deepEqual([m.target_schema, m.target_table, m.point], [m.namespace, m.table, until]);
         const [{ n }] = await pg.admin<{ n: string }>(`SELECT count(*)::text AS n FROM ${quote(m.namespace)}.${quote(m.table)}`);
         assert.equal(m.row_count, n, `${m.table} row_count`);
       }
-    }
+    });
     assert.ok(nulls > 0, 'the emulator\'s rows have null columns, so SQL NULLs were compared too');
-    // the incrementals really deleted rows: keys present at the first point are gone at the last
-    const last = await fixture.reference('canvas', 'submissions', points[3]);
-    const gone = [...first.rows.keys()].filter((k) => !last.rows.has(k));
-    assert.ok(gone.length > 0 && deleted.submissions >= gone.length, `${gone.length} submissions deleted upstream, ${deleted.submissions} applied`);
     for (const l of log.lines) assert.ok(!l.includes(pg.password), `a log line holds the password: ${l}`);
-    const synced = await pgRows(pg, 'canvas', 'submissions');
-    assert.deepEqual(gone.filter((k) => synced.rows.has(k)), []);
     const types = await pg.admin<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'canvas' AND table_name = 'users' ORDER BY ordinal_position`,
     );
@@ -324,5 +269,19 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
       metaAfter.map((m) => [m.table, m.point, Number(m.row_count)]),
       tables.map((t) => [t, late, atLate.get(t)!.rows.size]).sort(),
     );
+  });
+
+  it('Copy CREATE TABLE\'s text runs as it is and makes the table a sync makes: columns, types, NOT NULL, primary key', async () => {
+    await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DROP TABLE IF EXISTS public.dq_sync_state`);
+    // the text the command copies, from the schema as the service serves it
+    for (const table of CANVAS) await pg.admin(createTableScript(targetTableOf('canvas', table, await fixture.client.getSchema('canvas', table))));
+    const copied = await tableShapes(pg, 'canvas');
+    assert.deepEqual(Object.keys(copied).sort(), [...CANVAS].sort());
+    assert.ok(Object.values(copied).every((t) => t.primaryKey.startsWith('PRIMARY KEY (')), JSON.stringify(copied));
+
+    await pg.admin(`DROP SCHEMA canvas CASCADE`);
+    const reports = await sync({ client: fixture.client, namespace: 'canvas', tables: 'all', until: fixture.point(0) });
+    assert.ok(reports.every((r) => r.outcome === 'synced'), JSON.stringify(reports));
+    assert.deepEqual(await tableShapes(pg, 'canvas'), copied);
   });
 });

@@ -11,11 +11,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DqError } from '../../../src/client/errors';
-import type { Logger } from '../../../src/core/logger';
 import { PostgresTarget, type PostgresTargetOptions } from '../../../src/sync/postgresTarget';
 import type { ApplyPlan, TargetColumn, TargetTable } from '../../../src/sync/syncTarget';
 import { FakeClock } from '../../support/fakeClock';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
+import { LogLines, writeGzJsonl } from './syncFixture';
 
 type Row = Record<string, unknown>;
 
@@ -52,15 +52,6 @@ function usersTable(columns = USERS_COLUMNS, schemaVersion = 1): TargetTable {
   return { namespace: 'canvas', table: 'users', columns, schemaVersion, schema };
 }
 
-class LogLines implements Logger {
-  readonly lines: string[] = [];
-  trace = (m: string): void => void this.lines.push(m);
-  debug = (m: string): void => void this.lines.push(m);
-  info = (m: string): void => void this.lines.push(m);
-  warn = (m: string): void => void this.lines.push(m);
-  error = (m: string): void => void this.lines.push(m);
-}
-
 /** Every text an error carries: message, hint, describe(), and its causes. */
 function errorTexts(err: unknown): string {
   const parts: string[] = [];
@@ -95,11 +86,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     return t;
   };
 
-  async function gzFile(records: RecordSpec[], extraLines: string[] = []): Promise<string> {
-    const file = path.join(tmp, `part-${++fileNo}.jsonl.gz`);
-    await fs.writeFile(file, gzipSync([...records.map(line), ...extraLines].join('\n') + '\n'));
-    return file;
-  }
+  const gzFile = (records: RecordSpec[]): Promise<string> => writeGzJsonl(tmp, records.map(line));
 
   function plan(kind: ApplyPlan['kind'], files: string[], point: string, extra: Partial<ApplyPlan> = {}): ApplyPlan {
     const table = extra.table ?? usersTable();
@@ -148,8 +135,13 @@ describe('sync: PostgreSQL target (real server)', function () {
     if (tmp) await fs.rm(tmp, { recursive: true, force: true });
   });
 
-  /** A first snapshot of three users, applied and checked. */
-  async function seed(t: PostgresTarget): Promise<void> {
+  /**
+   * An opened target with a first snapshot of three users applied and checked, and a check that
+   * the table and its meta row are still as that snapshot left them.
+   */
+  async function seeded(): Promise<{ t: PostgresTarget; keptLastRun: (what?: string) => Promise<void> }> {
+    const t = target();
+    await t.open();
     const file = await gzFile([
       { ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'Ada', level: 3 } },
       { ts: '2026-11-19T08:00:00Z', key: { id: 2 }, value: { name: 'Bo', level: 1 } },
@@ -157,6 +149,13 @@ describe('sync: PostgreSQL target (real server)', function () {
     ]);
     const result = await t.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z'));
     assert.equal(result.rows, 3);
+    const tableBefore = await users();
+    const metaBefore = await metaRows();
+    const keptLastRun = async (what?: string): Promise<void> => {
+      assert.deepEqual(await users(), tableBefore, what);
+      assert.deepEqual(await metaRows(), metaBefore, what);
+    };
+    return { t, keptLastRun };
   }
 
   it('opens with a meta table, a label without the password, and no states yet', async () => {
@@ -239,9 +238,7 @@ describe('sync: PostgreSQL target (real server)', function () {
   });
 
   it('applies a change set: upserts, deletes, a delete then re-upsert, an upsert then delete, by commit time across files', async () => {
-    const t = target();
-    await t.open();
-    await seed(t);
+    const { t } = await seeded();
     const changes1 = await gzFile([
       { ts: '2026-11-20T09:00:00Z', key: { id: 1 }, value: { name: 'Ada v2', level: 4 } },
       { ts: '2026-11-20T09:00:00Z', action: 'D', key: { id: 2 } },
@@ -277,9 +274,7 @@ describe('sync: PostgreSQL target (real server)', function () {
   const BLOCKED_ON_LOCK = `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name LIKE 'dq sync%' AND wait_event_type = 'Lock'`;
 
   it('adds the columns a change set brings before loading it, and fills them', async () => {
-    const t = target();
-    await t.open();
-    await seed(t);
+    const { t } = await seeded();
     const email = col('email', ['value', 'email'], 'text');
     const grown = usersTable([...USERS_COLUMNS, email], 2);
     const file = await gzFile([
@@ -301,11 +296,7 @@ describe('sync: PostgreSQL target (real server)', function () {
   });
 
   it('keeps the table and its meta row as they were when the last file is corrupt, and applies the next run', async () => {
-    const t = target();
-    await t.open();
-    await seed(t);
-    const tableBefore = await users();
-    const metaBefore = await metaRows();
+    const { t, keptLastRun } = await seeded();
     const good = await gzFile([{ ts: '2026-11-20T09:00:00Z', key: { id: 1 }, value: { name: 'changed' } }]);
     const whole = gzipSync(Array.from({ length: 2000 }, (_, i) => line({ ts: '2026-11-20T09:00:00Z', key: { id: 100 + i }, value: { name: `n${i}` } })).join('\n'));
     const corrupt = Buffer.from(whole);
@@ -318,14 +309,13 @@ describe('sync: PostgreSQL target (real server)', function () {
       assert.equal(err.kind, 'invalidResponse', err.describe());
       assert.match(err.message, /not valid gzip/);
       assert.match(err.message, /keeps its last complete run/);
-      assert.deepEqual(await users(), tableBefore, kind);
-      assert.deepEqual(await metaRows(), metaBefore, kind);
+      await keptLastRun(kind);
     }
     const truncated = path.join(tmp, 'truncated.jsonl.gz');
     await fs.writeFile(truncated, whole.subarray(0, whole.length - 100));
     const err = await rejection(t.apply(plan('changes', [good, truncated], '2026-11-20T12:00:00Z')));
     assert.equal(err.kind, 'invalidResponse', err.describe());
-    assert.deepEqual(await users(), tableBefore);
+    await keptLastRun();
 
     const result = await t.apply(plan('changes', [good], '2026-11-20T12:00:00Z'));
     assert.deepEqual(result, { upserted: 1, deleted: 0, rows: 3 });
@@ -336,11 +326,7 @@ describe('sync: PostgreSQL target (real server)', function () {
   const HOLD_META_ROW = `BEGIN; SELECT 1 FROM public.dq_sync_state WHERE namespace = 'canvas' AND "table" = 'users' FOR UPDATE`;
 
   it('rolls back when aborted with its rows applied but its meta row not yet written, and lets go of the table', async () => {
-    const t = target();
-    await t.open();
-    await seed(t);
-    const tableBefore = await users();
-    const metaBefore = await metaRows();
+    const { t, keptLastRun } = await seeded();
     const holder = await pg.adminClient();
     try {
       await holder.query(HOLD_META_ROW);
@@ -362,18 +348,13 @@ describe('sync: PostgreSQL target (real server)', function () {
       await holder.query('ROLLBACK');
       await holder.end();
     }
-    assert.deepEqual(await users(), tableBefore);
-    assert.deepEqual(await metaRows(), metaBefore);
+    await keptLastRun();
     const release = await target({ lockWaitMs: 0 }).lockTable('canvas', 'users');
     await release();
   });
 
   it('keeps the table as it was when a record fails after the deletes and the emptying ran', async () => {
-    const t = target();
-    await t.open();
-    await seed(t);
-    const tableBefore = await users();
-    const metaBefore = await metaRows();
+    const { t, keptLastRun } = await seeded();
     const keyless = await gzFile([
       { ts: '2026-11-20T09:00:00Z', action: 'D', key: { id: 1 } },
       { ts: '2026-11-20T09:00:00Z', key: {}, value: { name: 'no key' } },
@@ -382,17 +363,12 @@ describe('sync: PostgreSQL target (real server)', function () {
       const err = await rejection(t.apply(plan(kind, [keyless], '2026-11-20T12:00:00Z')));
       assert.equal(err.kind, 'invalidResponse', err.describe());
       assert.match(err.message, /no value for a key column/);
-      assert.deepEqual(await users(), tableBefore, kind);
-      assert.deepEqual(await metaRows(), metaBefore, kind);
+      await keptLastRun(kind);
     }
   });
 
   it('rolls back when aborted in the middle of a file', async () => {
-    const t = target();
-    await t.open();
-    await seed(t);
-    const tableBefore = await users();
-    const metaBefore = await metaRows();
+    const { t, keptLastRun } = await seeded();
     const fifo = path.join(tmp, `stream-${++fileNo}.jsonl`);
     execFileSync('mkfifo', [fifo]);
     const good = await gzFile([{ ts: '2026-11-20T09:00:00Z', key: { id: 1 }, value: { name: 'changed' } }]);
@@ -409,8 +385,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     } finally {
       await writer.close();
     }
-    assert.deepEqual(await users(), tableBefore);
-    assert.deepEqual(await metaRows(), metaBefore);
+    await keptLastRun();
     // the target goes on: its session was rolled back, not left inside the COPY
     const result = await t.apply(plan('changes', [good], '2026-11-20T12:00:00Z'));
     assert.equal(result.upserted, 1);
@@ -520,11 +495,7 @@ describe('sync: PostgreSQL target (real server)', function () {
   });
 
   it('a server that goes away mid-run: a clear network error, and after a restart the last complete run is intact', async () => {
-    const t = target();
-    await t.open();
-    await seed(t);
-    const tableBefore = await users();
-    const metaBefore = await metaRows();
+    const { t, keptLastRun } = await seeded();
     const holder = await pg.adminClient();
     await holder.query(HOLD_META_ROW);
     const file = await gzFile([{ ts: '2026-11-20T09:00:00Z', action: 'D', key: { id: 1 } }]);
@@ -544,17 +515,14 @@ describe('sync: PostgreSQL target (real server)', function () {
     assert.equal(down.kind, 'network', down.describe());
 
     await pg.restart();
-    assert.deepEqual(await users(), tableBefore);
-    assert.deepEqual(await metaRows(), metaBefore);
+    await keptLastRun();
     assert.equal((await t.readState('canvas', 'users'))?.point, '2026-11-20T08:00:00Z');
     const result = await t.apply(plan('changes', [file], '2026-11-20T12:00:00Z'));
     assert.deepEqual(result, { upserted: 0, deleted: 1, rows: 2 });
   });
 
   it('a snapshot over a table of the same shape keeps the views on it; a changed type needs them gone', async () => {
-    const t = target();
-    await t.open();
-    await seed(t);
+    const { t } = await seeded();
     await pg.admin(`CREATE VIEW canvas.user_names AS SELECT id, name FROM canvas.users`);
     const file = await gzFile([{ ts: '2026-11-21T08:00:00Z', key: { id: 9 }, value: { name: 'Ivy', level: 5 } }]);
     await t.apply(plan('snapshot', [file], '2026-11-21T08:00:00Z'));

@@ -3,21 +3,31 @@
 // a fresh snapshot at the same point, downloaded from the emulator and flattened the way the
 // emulator itself flattens records for CSV (independently of the sync code). Synced tables are
 // read straight from the DuckDB file, each value in a form both sides can be compared in.
+// Also what several sync tests share: a run on a target opened and closed around it, the
+// snapshot-then-incrementals walk every target must pass, result files written as the service
+// writes them, a logger that keeps its lines, and the emulator's settings for dq and the host.
 
 import type { DuckDBInstance } from '@duckdb/node-api';
+import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import type { Clock } from '../../../src/core/clock';
 import { systemClock } from '../../../src/core/clock';
 import { isoUtc } from '../../../src/core/isoTime';
+import type { Logger } from '../../../src/core/logger';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
 import { flatValues } from '../../../src/emulator/recordFormats';
 import { COMMIT_INTERVAL_MS, type ChangeRecord } from '../../../src/emulator/sampleData/changeHistory';
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
-import { flatColumns, type FlatColumn } from '../../../src/emulator/sampleData/tableModel';
+import { flatColumns, tableSchema, type FlatColumn } from '../../../src/emulator/sampleData/tableModel';
+import { syncServiceConfig } from '../../../src/extension/sync/syncServiceConfig';
+import type { SyncRunRequest } from '../../../src/sync/syncProtocol';
+import type { TableSyncReport } from '../../../src/sync/syncReport';
+import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import type { SyncState, SyncTarget } from '../../../src/sync/syncTarget';
 
 const duckdb = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
 
@@ -207,4 +217,120 @@ export async function alterDatabase(file: string, sql: string, values: (string |
 /** The number of key columns of a sample table. */
 export function keyCountOf(namespace: string, table: string): number {
   return new SampleCatalog().table(namespace, table)!.key.length;
+}
+
+/** Opens the target, runs `work` on it and closes it, whatever happens. */
+export async function withTarget<T, S extends SyncTarget>(target: S, work: (target: S) => Promise<T>): Promise<T> {
+  await target.open();
+  try {
+    return await work(target);
+  } finally {
+    await target.close();
+  }
+}
+
+/** One sync run into the target, opened for it and closed after it. */
+export function syncInto(target: SyncTarget, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+  return withTarget(target, (t) => runSync({ ...options, target: t }));
+}
+
+/** A synced table equals the reference: same columns, same keys, same values. */
+export function assertSameRows(actual: TableRows, expected: TableRows, name: string): void {
+  assert.deepEqual(actual.columns, expected.columns, `${name} columns`);
+  const missing = [...expected.rows.keys()].filter((k) => !actual.rows.has(k));
+  const extra = [...actual.rows.keys()].filter((k) => !expected.rows.has(k));
+  assert.deepEqual({ missing: missing.slice(0, 5), extra: extra.slice(0, 5) }, { missing: [], extra: [] }, `${name} keys`);
+  for (const [key, row] of expected.rows) assert.deepEqual(actual.rows.get(key), row, `${name} row ${key}`);
+}
+
+/** A target as the walk below syncs into it and reads it back. */
+export interface WalkedTarget {
+  sync(options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]>;
+  rows(namespace: string, table: string): Promise<TableRows>;
+  states(): Promise<SyncState[]>;
+}
+
+/**
+ * A snapshot of every canvas table and canvas_logs.web_logs six days back, then incrementals
+ * four, two and zero days back. After each step every table equals the emulator's own snapshot
+ * at that point and the reports and meta rows say so; at the end, the submissions deleted
+ * upstream are gone from the target. `afterStep` checks more of a step, given its references.
+ */
+export async function walkPoints(fixture: SyncFixture, target: WalkedTarget, afterStep?: (until: string, references: TableRows[]) => Promise<void>): Promise<void> {
+  const catalog = new SampleCatalog({ rows: fixture.options.rows });
+  const points = [6, 4, 2, 0].map((days) => fixture.point(days));
+  const deleted: Record<string, number> = {};
+  const first = await fixture.reference('canvas', 'submissions', points[0]);
+  for (const [step, until] of points.entries()) {
+    const started = Date.now();
+    const reports = [
+      ...(await target.sync({ client: fixture.client, namespace: 'canvas', tables: 'all', until })),
+      ...(await target.sync({ client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until })),
+    ];
+    assert.deepEqual(reports.map((r) => r.table), [...catalog.tables('canvas')!, 'web_logs']);
+    for (const r of reports) {
+      assert.ok(r.outcome === 'synced' || r.outcome === 'unchanged', `${r.table}: ${JSON.stringify(r)}`);
+      assert.equal(r.kind, step === 0 ? 'snapshot' : 'changes');
+      assert.equal(r.point, until);
+      deleted[r.table] = (deleted[r.table] ?? 0) + r.deleted;
+    }
+    const references: TableRows[] = [];
+    const rowsByTable = new Map<string, number>();
+    for (const r of reports) {
+      const expected = await fixture.reference(r.namespace, r.table, until);
+      assertSameRows(await target.rows(r.namespace, r.table), expected, `${r.namespace}.${r.table}`);
+      assert.equal(r.rows, expected.rows.size, `${r.table} row count in the report`);
+      rowsByTable.set(`${r.namespace}.${r.table}`, expected.rows.size);
+      references.push(expected);
+    }
+    const meta = await target.states();
+    assert.deepEqual(meta.map((s) => `${s.namespace}.${s.table}`).sort(), [...rowsByTable.keys()].sort());
+    for (const s of meta) {
+      const def = catalog.table(s.namespace, s.table)!;
+      assert.equal(s.point, until, `${s.table} point`);
+      assert.equal(s.schemaVersion, def.version);
+      assert.deepEqual(s.schema, tableSchema(def));
+      assert.equal(s.rows, rowsByTable.get(`${s.namespace}.${s.table}`));
+      assert.ok(Date.parse(s.ranAt) >= started - 1000 && Date.parse(s.ranAt) <= Date.now(), `${s.table} ran at ${s.ranAt}`);
+    }
+    await afterStep?.(until, references);
+  }
+  // the incrementals really deleted rows: keys present at the first point are gone at the last
+  const last = await fixture.reference('canvas', 'submissions', points[3]);
+  const gone = [...first.rows.keys()].filter((k) => !last.rows.has(k));
+  assert.ok(gone.length > 0 && deleted.submissions >= gone.length, `${gone.length} submissions deleted upstream, ${deleted.submissions} applied`);
+  const synced = await target.rows('canvas', 'submissions');
+  assert.deepEqual(gone.filter((k) => synced.rows.has(k)), []);
+}
+
+let gzFiles = 0;
+
+/** A result object as the service writes it: the lines as gzip JSONL, in a new file in `dir`. */
+export async function writeGzJsonl(dir: string, lines: readonly string[]): Promise<string> {
+  const file = path.join(dir, `part-${++gzFiles}.jsonl.gz`);
+  await fs.writeFile(file, gzipSync(lines.map((l) => `${l}\n`).join('')));
+  return file;
+}
+
+/** A logger that keeps every line, to look for what must never be logged. */
+export class LogLines implements Logger {
+  readonly lines: string[] = [];
+  trace = (m: string): void => void this.lines.push(m);
+  debug = (m: string): void => void this.lines.push(m);
+  info = (m: string): void => void this.lines.push(m);
+  warn = (m: string): void => void this.lines.push(m);
+  error = (m: string): void => void this.lines.push(m);
+}
+
+/** The DQ_ variables that point dq at the emulator. */
+export function dqEnvOf(emulator: RunningEmulator): NodeJS.ProcessEnv {
+  return { DQ_BASE_URL: emulator.baseUrl, DQ_DATA_PREFIX: emulator.dataPrefix, DQ_CLIENT_ID: emulator.clientId, DQ_CLIENT_SECRET: emulator.clientSecret };
+}
+
+/** The service part of a sync host request for the emulator, as the editor builds it for its sample data. */
+export function hostServiceOf(emulator: RunningEmulator): Promise<SyncRunRequest['service']> {
+  return syncServiceConfig(
+    { kind: 'sample', name: 'Sample data' },
+    { sample: async () => emulator, credentials: async () => undefined, proxySettings: () => ({}), rateLimits: () => ({}), userAgent: 'dq-test' },
+  );
 }

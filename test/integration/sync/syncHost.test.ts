@@ -4,77 +4,57 @@
 // not stop is killed, and one that dies is reported; the secret never reaches a log line.
 
 import * as assert from 'node:assert/strict';
-import { promises as fs, readFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { isDqError } from '../../../src/client/errors';
-import type { Logger } from '../../../src/core/logger';
-import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { SyncHostClient } from '../../../src/sync/syncHostClient';
 import type { SyncRunRequest } from '../../../src/sync/syncProtocol';
 import type { SyncProgress } from '../../../src/sync/syncReport';
+import { hostServiceOf, LogLines, SyncFixture, withDatabase } from './syncFixture';
 
 const HOST_SCRIPT = path.resolve(__dirname, '../../../src/sync/syncHost.js');
 
-function collectingLogger(lines: string[]): Logger {
-  const add = (m: string): void => void lines.push(m);
-  return { trace: add, debug: add, info: add, warn: add, error: add };
-}
-
-async function tableCount(file: string, table: string): Promise<number> {
-  const db = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
-  const conn = await db.connect();
-  try {
-    const reader = await conn.runAndReadAll(`SELECT count(*) FROM ${table}`);
-    return Number(reader.getRowsJson()[0][0]);
-  } finally {
-    conn.closeSync();
-    db.closeSync();
-  }
+function tableCount(file: string, table: string): Promise<number> {
+  return withDatabase(file, async (db) => {
+    const conn = await db.connect();
+    try {
+      const reader = await conn.runAndReadAll(`SELECT count(*) FROM ${table}`);
+      return Number(reader.getRowsJson()[0][0]);
+    } finally {
+      conn.closeSync();
+    }
+  });
 }
 
 describe('sync host: syncs in a child process for the editor', function () {
   this.timeout(120_000);
-  let emulator: RunningEmulator;
-  let dir: string;
+  let fixture: SyncFixture;
+  let service: SyncRunRequest['service'];
   let file: string;
-  let lines: string[];
+  let log: LogLines;
   let host: SyncHostClient;
 
   const request = (tables: string[] | 'all', extra: Partial<SyncRunRequest> = {}, namespace = 'canvas'): SyncRunRequest => ({
-    service: {
-      baseUrl: emulator.baseUrl,
-      dataPrefix: emulator.dataPrefix,
-      allowInsecureHttp: false,
-      clientId: emulator.clientId,
-      clientSecret: emulator.clientSecret,
-      proxy: { useEnvironment: false },
-      rateLimits: {},
-      userAgent: 'dq-test',
-    },
+    service,
     target: file,
     namespace,
     tables,
     resnapshot: false,
-    workDir: path.join(dir, 'work'),
+    workDir: path.join(fixture.dir, 'work'),
     ...extra,
   });
 
   before(async () => {
-    emulator = await startEmulator({ jobDelayMs: 0, limits: false });
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-sync-host-'));
-    file = path.join(dir, 'db', 'sync.duckdb');
-    lines = [];
-    host = new SyncHostClient({ hostScript: HOST_SCRIPT, logger: collectingLogger(lines) });
+    fixture = await SyncFixture.start();
+    service = await hostServiceOf(fixture.emulator);
+    file = path.join(fixture.dir, 'db', 'sync.duckdb');
+    log = new LogLines();
+    host = new SyncHostClient({ hostScript: HOST_SCRIPT, logger: log });
   });
 
   after(async () => {
     host.dispose();
-    await emulator.close();
-    await fs.rm(dir, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('reads no synced tables from a database that does not exist, and does not create it', async () => {
@@ -89,18 +69,15 @@ describe('sync host: syncs in a child process for the editor', function () {
     assert.equal(report.kind, 'snapshot');
     for (const stage of ['querying', 'downloading', 'applying', 'done'] as const) assert.ok(stages.includes(stage), `a ${stage} event: ${stages.join(', ')}`);
 
-    const client = new DataQueryClient({ baseUrl: emulator.baseUrl, dataPrefix: emulator.dataPrefix, credentials: async () => ({ clientId: emulator.clientId, clientSecret: emulator.clientSecret }) });
-    const snapshot = await client.downloadJob(await client.runJob('canvas', 'users', { format: 'jsonl' }), { dir: path.join(dir, 'reference') });
-    const records = snapshot.reduce((n, f) => n + gunzipSync(readFileSync(f.path)).toString('utf8').split('\n').filter(Boolean).length, 0);
-    await client.close();
-    assert.equal(report.rows, records, 'every record of a snapshot taken now');
+    const records = (await fixture.reference('canvas', 'users', report.point!)).rows.size;
+    assert.equal(report.rows, records, 'every row of the emulator\'s snapshot at the point reached');
     assert.equal(await tableCount(file, 'canvas.users'), records);
 
     const states = await host.listStates(file);
     assert.deepEqual(states.map((s) => [s.namespace, s.table, s.rows, s.point]), [['canvas', 'users', records, report.point]]);
     assert.ok(!('schema' in states[0]), 'the schema stays in the database');
-    assert.ok(lines.length > 0, 'the host logs what it does');
-    assert.ok(lines.every((l) => !l.includes(emulator.clientSecret)), 'the secret never reaches a log line');
+    assert.ok(log.lines.length > 0, 'the host logs what it does');
+    assert.ok(log.lines.every((l) => !l.includes(fixture.emulator.clientSecret)), 'the secret never reaches a log line');
   });
 
   it('a cancel mid-run leaves the table and its point as the last run left them', async () => {
@@ -134,19 +111,19 @@ describe('sync host: syncs in a child process for the editor', function () {
     afterEach(() => clients.splice(0).forEach((c) => c.dispose()));
 
     async function script(name: string, body: string): Promise<string> {
-      const p = path.join(dir, name);
+      const p = path.join(fixture.dir, name);
       await fs.writeFile(p, body);
       return p;
     }
 
     it('is killed when it does not stop after a cancel, and the tables are reported cancelled', async () => {
       const stubborn = await script('stubborn.js', "process.on('message', (m) => { if (m.type === 'run') process.send({ type: 'progress', progress: { namespace: 'canvas', table: 'users', stage: 'querying' } }); }); setInterval(() => {}, 1000); process.on('disconnect', () => process.exit(0));");
-      const client = new SyncHostClient({ hostScript: stubborn, killAfterMs: 300, logger: collectingLogger(lines) });
+      const client = new SyncHostClient({ hostScript: stubborn, killAfterMs: 300, logger: log });
       clients.push(client);
       const stop = new AbortController();
       const reports = await client.run(request(['users', 'courses']), (p) => p.stage === 'querying' && stop.abort(), stop.signal);
       assert.deepEqual(reports.map((r) => [r.table, r.outcome]), [['users', 'cancelled'], ['courses', 'cancelled']]);
-      assert.ok(lines.some((l) => /did not stop within/.test(l)));
+      assert.ok(log.lines.some((l) => /did not stop within/.test(l)));
     });
 
     it('is reported when it dies, with what to do next', async () => {

@@ -4,53 +4,37 @@
 // inherits. It never shows in a log line, a report or an error, right or wrong.
 
 import * as assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { isDqError } from '../../../src/client/errors';
-import type { Logger } from '../../../src/core/logger';
-import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { SyncHostClient } from '../../../src/sync/syncHostClient';
 import type { SyncRunRequest } from '../../../src/sync/syncProtocol';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
+import { hostServiceOf, LogLines, SyncFixture } from './syncFixture';
 
 const HOST_SCRIPT = path.resolve(__dirname, '../../../src/sync/syncHost.js');
 
 describe('sync host: a PostgreSQL target, its password from the environment', function () {
   this.timeout(120_000);
   let pg: PostgresServer;
-  let emulator: RunningEmulator;
-  let dir: string;
-  let lines: string[];
+  let fixture: SyncFixture;
+  let service: SyncRunRequest['service'];
+  const log = new LogLines();
   let host: SyncHostClient;
   const savedPassword = process.env.PGPASSWORD;
 
   const request = (tables: string[]): SyncRunRequest => ({
-    service: {
-      baseUrl: emulator.baseUrl,
-      dataPrefix: emulator.dataPrefix,
-      allowInsecureHttp: false,
-      clientId: emulator.clientId,
-      clientSecret: emulator.clientSecret,
-      proxy: { useEnvironment: false },
-      rateLimits: {},
-      userAgent: 'dq-test',
-    },
+    service,
     target: pg.urlWithoutPassword,
     namespace: 'canvas',
     tables,
     resnapshot: false,
-    workDir: path.join(dir, 'work'),
+    workDir: path.join(fixture.dir, 'work'),
   });
 
   before(async () => {
-    pg = await startPostgres();
-    emulator = await startEmulator({ jobDelayMs: 0, limits: false });
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-sync-host-pg-'));
-    lines = [];
-    const add = (m: string): void => void lines.push(m);
-    const logger: Logger = { trace: add, debug: add, info: add, warn: add, error: add };
-    host = new SyncHostClient({ hostScript: HOST_SCRIPT, logger });
+    [pg, fixture] = await Promise.all([startPostgres(), SyncFixture.start()]);
+    service = await hostServiceOf(fixture.emulator);
+    host = new SyncHostClient({ hostScript: HOST_SCRIPT, logger: log });
   });
 
   afterEach(() => {
@@ -59,10 +43,9 @@ describe('sync host: a PostgreSQL target, its password from the environment', fu
   });
 
   after(async () => {
-    host.dispose();
-    await emulator.close();
-    await pg.stop();
-    await fs.rm(dir, { recursive: true, force: true });
+    host?.dispose();
+    await fixture?.close();
+    await pg?.stop();
   });
 
   it('syncs a table with the password from PGPASSWORD, and reads its state back', async () => {
@@ -73,7 +56,7 @@ describe('sync host: a PostgreSQL target, its password from the environment', fu
     assert.equal(Number(n), reports[0].rows);
     const states = await host.listStates(pg.urlWithoutPassword);
     assert.deepEqual(states.map((s) => [s.namespace, s.table, s.rows]), [['canvas', 'courses', reports[1].rows], ['canvas', 'users', reports[0].rows]]);
-    const everything = JSON.stringify(reports) + JSON.stringify(states) + lines.join('\n');
+    const everything = JSON.stringify(reports) + JSON.stringify(states) + log.lines.join('\n');
     assert.ok(!everything.includes(pg.password), 'the password is in no report, state or log line');
   });
 
@@ -87,6 +70,6 @@ describe('sync host: a PostgreSQL target, its password from the environment', fu
     assert.ok(isDqError(err), String(err));
     const text = `${err.message} ${err.hint ?? ''}`;
     assert.match(text, /PGPASSWORD/);
-    assert.ok(!text.includes(wrong) && !lines.join('\n').includes(wrong), text);
+    assert.ok(!text.includes(wrong) && !log.lines.join('\n').includes(wrong), text);
   });
 });

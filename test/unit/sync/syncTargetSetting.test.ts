@@ -36,6 +36,8 @@ describe('the dataQuery.sync.target setting', () => {
     const target = parseSyncTarget('postgresql://sync@db.school.edu:5432/warehouse?sslmode=require', PLACES);
     assert.deepEqual(target, { kind: 'postgresql', spec: 'postgresql://sync@db.school.edu:5432/warehouse?sslmode=require', label: 'postgresql://sync@db.school.edu:5432/warehouse', local: false });
     assert.equal(parseSyncTarget('postgres://db.school.edu/warehouse', PLACES).kind, 'postgresql');
+    // a Unix socket, as `dq sync --to` takes it
+    assert.equal(parseSyncTarget('postgresql:///warehouse?host=/var/run/postgresql', PLACES).label, 'postgresql:///warehouse');
   });
 
   it('refuses a password in the setting, in the URL or its query, and never repeats it', () => {

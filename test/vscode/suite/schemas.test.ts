@@ -18,6 +18,9 @@ import { SampleEmulatorHost } from '../../../src/extension/connections/sampleEmu
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, TableNode } from '../../../src/extension/explorer/explorerNodes';
 import { ExplorerTreeProvider } from '../../../src/extension/explorer/explorerTreeProvider';
 import { SchemaReader } from '../../../src/extension/explorer/schemaReader';
+import { tableSchema } from '../../../src/emulator/sampleData/tableModel';
+import { createTableScript } from '../../../src/sync/postgresSql';
+import { targetTableOf } from '../../../src/sync/syncColumns';
 import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
 import { MemoryStorage } from '../../unit/jobs/memoryStorage';
 import { activateExtension, addEmulatorConnection, labelOf, labels, nextRedraw, requestsOf, setConnections } from './vscodeHelpers';
@@ -109,7 +112,10 @@ describe('Schemas in the explorer', () => {
     const sql = (await vscode.commands.executeCommand('dataQuery.copyCreateTable', args)) as string;
     assert.equal(await vscode.env.clipboard.readText(), sql);
     assert.match(sql, /CREATE TABLE "canvas"\."users" \(/);
-    assert.match(sql, /PRIMARY KEY \("key\.id"\)/);
+    assert.match(sql, /PRIMARY KEY \("id"\)/);
+    // the table a sync to PostgreSQL creates (test/integration/sync/postgresSync.test.ts runs this text)
+    const users = catalog.table('canvas', 'users')!;
+    assert.equal(sql, createTableScript(targetTableOf('canvas', 'users', { version: users.version, schema: tableSchema(users) })));
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 

@@ -1,6 +1,6 @@
 // Syncing tables of the sample connection into the local database, in VS Code: Sync Table and
 // Sync Namespace by argument object (the sync runs in its own process), the synced mark on the
-// table in the explorer, a second run, bad arguments and a target setting holding a password
+// table in the explorer (redrawn while a run goes on), a second run, bad arguments and a target setting holding a password
 // refused, the SQL console on the synced database, and a cancelled resnapshot leaving the table
 // as the last run left it.
 
@@ -100,8 +100,18 @@ describe('Sync into a database', function () {
     assert.doesNotMatch(String(courses.description ?? ''), /synced/, 'a table not synced has no mark');
   });
 
-  it('applies the changes since the stored point on the next run (or finds none)', async () => {
-    const [again] = await sync('dataQuery.syncTable', { namespace: 'canvas', table: 'users' });
+  it('applies the changes since the stored point on the next run (or finds none), redrawing the table\'s mark', async () => {
+    const users = await tableNode(api, 'canvas', 'users');
+    const redrawn: unknown[] = [];
+    const listening = api.explorer.onDidChangeTreeData((node) => redrawn.push(node));
+    let again: TableSyncReport;
+    try {
+      [again] = await sync('dataQuery.syncTable', { namespace: 'canvas', table: 'users' });
+    } finally {
+      listening.dispose();
+    }
+    assert.ok(redrawn.includes(users), 'the synced table is redrawn as the run goes on');
+    assert.ok(!redrawn.includes(await tableNode(api, 'canvas', 'courses')), 'only the tables the run touched');
     assert.ok(again.outcome === 'synced' || again.outcome === 'unchanged', JSON.stringify(again));
     assert.equal(again.kind, 'changes');
     assert.ok(Date.parse(again.point!) >= Date.parse(first.point!), 'the point never goes back');
