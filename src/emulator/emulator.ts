@@ -20,6 +20,7 @@ import { RequestLog, type RequestLogEntry } from './requestLog';
 import { ChangeHistory } from './sampleData/changeHistory';
 import { SampleCatalog } from './sampleData/sampleCatalog';
 import { evolvedTable, type SchemaEvolution } from './sampleData/schemaEvolution';
+import type { TableDef } from './sampleData/tableModel';
 import { TokenIssuer } from './tokenIssuer';
 
 export { parseFaultSpec } from './faults';
@@ -104,6 +105,8 @@ export interface RunningEmulator {
    * Returns the new version.
    */
   evolveTable(namespace: string, table: string, change: SchemaEvolution, at?: number): number;
+  /** a table's current definition (its columns and schema version), for tests that compare with it */
+  table(namespace: string, table: string): TableDef | undefined;
   /** closes both listeners and all sockets promptly, and removes cached objects */
   close(): Promise<void>;
 }
@@ -245,6 +248,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     setObjectBytesPerSecond: (value) => {
       bytesPerSecond = checkedPace(value);
     },
+    table: (namespace, name) => catalog.table(namespace, name),
     evolveTable: (namespace, name, change, at) => {
       const table = catalog.table(namespace, name);
       if (!table) throw new Error(`There is no table ${namespace}.${name} in this emulator.`);

@@ -13,7 +13,7 @@ import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { SyncProgress, TableSyncReport } from '../../../src/sync/syncReport';
 import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
-import { alterDatabase, assertSameRows, columnTypes, keyCountOf, syncedRows, SyncFixture, syncInto, walkPoints, withTarget, type TableRows } from './syncFixture';
+import { alterDatabase, assertSameRows, columnTypes, keyCountOf, syncedRows, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows } from './syncFixture';
 
 /** One sync into the database file. */
 function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
@@ -38,7 +38,8 @@ describe('sync to a DuckDB file from the emulator', function () {
   let fixture: SyncFixture;
 
   before(async () => {
-    fixture = await SyncFixture.start({ rows: 3000 });
+    // web_logs as the service delivers logs: at least once, some records twice
+    fixture = await SyncFixture.start({ rows: 3000, duplicates: 0.02 });
   });
   after(async () => {
     await fixture?.close();
@@ -67,6 +68,20 @@ describe('sync to a DuckDB file from the emulator', function () {
       created_at: 'TIMESTAMP WITH TIME ZONE',
       updated_at: 'TIMESTAMP WITH TIME ZONE',
     });
+  });
+
+  it('follows the schema changes the service makes: an added column and one made optional in place, a changed type by --resnapshot', async () => {
+    const own = await SyncFixture.start({ rows: 3000 });
+    try {
+      const file = path.join(own.dir, 'evolving.duckdb');
+      await walkSchemaChanges(own, {
+        sync: (options) => sync(file, options),
+        rows: (namespace, table) => syncedRows(file, namespace, table, keyCountOf(namespace, table)),
+        states: () => states(file),
+      }, 'new_quizzes', 'quiz_sessions');
+    } finally {
+      await own.close();
+    }
   });
 
   it('reports a table already at the point asked as unchanged, without creating a job', async () => {

@@ -19,7 +19,7 @@ import type { TableSyncReport } from '../../../src/sync/syncReport';
 import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
-import { assertSameRows, dqEnvOf, keyCountOf, LogLines, SyncFixture, syncInto, walkPoints, withTarget, type TableRows } from './syncFixture';
+import { assertSameRows, dqEnvOf, keyCountOf, LogLines, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows } from './syncFixture';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 3000;
@@ -122,7 +122,8 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
   const log = new LogLines();
 
   before(async () => {
-    [pg, fixture] = await Promise.all([startPostgres(), SyncFixture.start({ rows: ROWS })]);
+    // web_logs as the service delivers logs: at least once, some records twice
+    [pg, fixture] = await Promise.all([startPostgres(), SyncFixture.start({ rows: ROWS, duplicates: 0.02 })]);
   });
   after(async () => {
     await fixture?.close();
@@ -190,6 +191,15 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
     });
     const [pk] = await pg.admin<{ def: string }>(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'canvas.submissions'::regclass AND contype = 'p'`);
     assert.equal(pk.def, 'PRIMARY KEY (id)');
+  });
+
+  it('follows the schema changes the service makes: an added column and one made optional in place, a changed type by --resnapshot', async () => {
+    const own = await SyncFixture.start({ rows: ROWS });
+    try {
+      await walkSchemaChanges(own, { sync, rows: (namespace, table) => pgRows(pg, namespace, table), states }, 'new_quizzes', 'quiz_sessions');
+    } finally {
+      await own.close();
+    }
   });
 
   it('dq sync killed with SIGKILL while it applies (rows written, meta rows not yet) keeps the last run; the next dq sync ends equal', async () => {

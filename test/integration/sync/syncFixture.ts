@@ -88,9 +88,12 @@ export class SyncFixture {
     return isoUtc(latest - daysBack * DAY);
   }
 
-  /** The emulator's snapshot of a table at `at`, flattened as its CSV is, key prefixes dropped. */
+  /**
+   * The emulator's snapshot of a table at `at`, flattened as its CSV is, key prefixes dropped,
+   * with the table's columns as the emulator has them now (after any evolveTable).
+   */
   async reference(namespace: string, table: string, at: string): Promise<TableRows> {
-    const def = new SampleCatalog({ rows: this.options.rows }).table(namespace, table);
+    const def = this.emulator.table(namespace, table);
     if (!def) throw new Error(`no sample table ${namespace}.${table}`);
     const job = await this.client.runJob(namespace, table, { format: 'jsonl', until: at });
     const files = await this.client.downloadJob(job, { dir: path.join(this.dir, `reference-${++this.downloads}`), format: 'jsonl' });
@@ -301,6 +304,56 @@ export async function walkPoints(fixture: SyncFixture, target: WalkedTarget, aft
   assert.ok(gone.length > 0 && deleted.submissions >= gone.length, `${gone.length} submissions deleted upstream, ${deleted.submissions} applied`);
   const synced = await target.rows('canvas', 'submissions');
   assert.deepEqual(gone.filter((k) => synced.rows.has(k)), []);
+}
+
+/**
+ * The schema changes the service makes, as a sync meets them on `namespace.table` of a fixture
+ * of its own (the emulator's table is changed): a snapshot six days back; a column added, synced
+ * in place four days back; a required column made optional, synced in place two days back; a
+ * column's type changed, which stops the table (as it was) until a --resnapshot, which brings
+ * it to today. After each run the table equals the emulator's snapshot at that point.
+ */
+export async function walkSchemaChanges(fixture: SyncFixture, target: WalkedTarget, namespace: string, table: string): Promise<void> {
+  const [p6, p4, p2, p0] = [6, 4, 2, 0].map((days) => fixture.point(days));
+  const name = `${namespace}.${table}`;
+  const run = async (until: string, resnapshot = false): Promise<TableSyncReport> =>
+    (await target.sync({ client: fixture.client, namespace, tables: [table], until, resnapshot }))[0];
+  const assertAt = async (until: string): Promise<void> =>
+    assertSameRows(await target.rows(namespace, table), await fixture.reference(namespace, table, until), `${name} at ${until}`);
+  const version = async (): Promise<number | undefined> => (await target.states()).find((s) => s.namespace === namespace && s.table === table)?.schemaVersion;
+
+  const first = await run(p6);
+  assert.deepEqual([first.outcome, first.kind], ['synced', 'snapshot']);
+  await assertAt(p6);
+
+  const added = fixture.emulator.evolveTable(namespace, table, 'addColumn', Date.parse(p6));
+  const withColumn = await run(p4);
+  assert.deepEqual([withColumn.outcome, withColumn.kind], ['synced', 'changes'], JSON.stringify(withColumn));
+  await assertAt(p4);
+  assert.ok((await target.rows(namespace, table)).columns.includes(`added_in_v${added}`));
+  assert.equal(await version(), added);
+
+  const relaxed = fixture.emulator.evolveTable(namespace, table, 'relaxRequired');
+  const optional = await run(p2);
+  assert.deepEqual([optional.outcome, optional.kind], ['synced', 'changes'], JSON.stringify(optional));
+  await assertAt(p2);
+  assert.equal(await version(), relaxed);
+
+  const before = await target.rows(namespace, table);
+  const retyped = fixture.emulator.evolveTable(namespace, table, 'retype');
+  const stopped = await run(p0);
+  assert.equal(stopped.outcome, 'failed');
+  assert.equal(stopped.needsResnapshot, true);
+  assert.match(stopped.error?.message ?? '', /column "\w+" changed type from (integer|bigint) to text/);
+  assert.match(stopped.error?.hint ?? '', /--resnapshot/);
+  assert.equal(stopped.point, p2);
+  assert.deepEqual(await target.rows(namespace, table), before, `${name} is as the last run left it`);
+  assert.equal(await version(), relaxed);
+
+  const fresh = await run(p0, true);
+  assert.deepEqual([fresh.outcome, fresh.kind], ['synced', 'snapshot']);
+  await assertAt(p0);
+  assert.equal(await version(), retyped);
 }
 
 let gzFiles = 0;
