@@ -1,15 +1,18 @@
 // Preview and SQL: what a person waits for in the preview of a 2 GB gzip JSONL result, driven
 // through the engine client exactly as the preview drives it (open, first window of rows, the
 // row count asked at once, then a sort and a window far down, each asked twice: at once, while
-// the engine still converts the result to Parquet in the background, and once that file is
-// complete), and the engine process's peak memory at two result sizes. Baseline: a bare
-// DuckDB in a fresh process, one statement per question, as a person would ask a DuckDB shell.
+// the engine still copies the result into its own table in the background, and once that copy
+// is complete; then two windows deep into the sort), the engine process's peak memory at two
+// result sizes, and the extension host side's (the engine client reading windows over the whole
+// result) against a bare Node process. Baseline: a bare DuckDB in a fresh process, one
+// statement per question, as a person would ask a DuckDB shell.
 
-import { mkdir, open, readdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SchemaEnvelope } from '../../src/core/contract';
+import type { Logger } from '../../src/core/logger';
 import { EngineClient } from '../../src/engine/engineClient';
 import type { ResultSource, View } from '../../src/engine/engineProtocol';
 import { quoteString } from '../../src/engine/sqlText';
@@ -31,8 +34,10 @@ const QUICK = { large: { mib: 128, objects: 4 }, small: { mib: 32, objects: 1 },
 const FIRST_ROWS_MS = 300;
 const LATER_WINDOW_MS = 150;
 const SORT: View = { sort: [{ column: 'value.duration_ms', descending: true }] };
-/** the longest wait for the engine's Parquet copy of a result */
+/** the longest wait for the engine's copy of a result */
 const CONVERSION_TIMEOUT_MS = 10 * 60_000;
+/** where the windows deep into the sort start, as a share of the rows */
+const DEEP = 0.4;
 
 interface Downloaded {
   source: ResultSource;
@@ -47,10 +52,17 @@ interface Session {
   farMs: number;
   sortAgainMs: number;
   farAgainMs: number;
-  /** from open until the engine's Parquet copy of the result was complete */
+  /** from open until the engine's copy of the result was complete */
   convertedAfterMs: number;
   farOffset: number;
+  /** the first sorted window from row `deepOffset` once copied, and the window after it */
+  deepMs: number;
+  deepNextMs: number;
+  deepOffset: number;
+  /** after the far window once copied (the steps measured before the deep windows existed) */
   peakRssMiB?: number;
+  /** after the deep windows too: a sort of every row, whose memory grows with the rows up to the engine's limit */
+  deepPeakRssMiB?: number;
 }
 
 interface Bare {
@@ -86,6 +98,10 @@ export const previewFigure: Figure = {
     const bareCount = await bare(ctx, `SELECT count(*) FROM ${reader(large.source)}`);
     const bareSort = await bare(ctx, `SELECT * FROM ${reader(large.source)} ORDER BY value.duration_ms DESC NULLS LAST LIMIT ${WINDOW_ROWS}`);
     const bareFar = await bare(ctx, `SELECT * FROM ${reader(large.source)} LIMIT ${WINDOW_ROWS} OFFSET ${ours.farOffset}`);
+    const bareDeep = await bare(ctx, `SELECT * FROM ${reader(large.source)} ORDER BY value.duration_ms DESC NULLS LAST LIMIT ${WINDOW_ROWS} OFFSET ${ours.deepOffset}`);
+    const hostSmall = await hostSide(ctx, small.source);
+    const hostLarge = await hostSide(ctx, large.source);
+    const bareNode = succeeded('node', await timedNode('-e', [''])).peakRssMiB ?? NaN;
     if (Number(bareCount.first?.[0]) !== ours.rows) throw new Error(`the engine counted ${ours.rows} rows, DuckDB ${String(bareCount.first?.[0])}`);
     const duck = (value: number): Row['baseline'] => ({ label: 'bare DuckDB, fresh process', value });
 
@@ -96,12 +112,24 @@ export const previewFigure: Figure = {
       compared(`row count (${ours.rows} rows), asked with the first rows`, ours.countMs, 'ms', duck(bareCount.ms)),
       compared(`sorted by a column, first ${WINDOW_ROWS} rows, asked at once`, ours.sortMs, 'ms', duck(bareSort.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
       compared(`${WINDOW_ROWS} rows from row ${ours.farOffset}, asked at once`, ours.farMs, 'ms', duck(bareFar.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
-      compared(`the same sort once converted (${(ours.convertedAfterMs / 1000).toFixed(0)} s after opening)`, ours.sortAgainMs, 'ms', duck(bareSort.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
-      compared('the same far window once converted', ours.farAgainMs, 'ms', duck(bareFar.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared(`the same sort once copied (${(ours.convertedAfterMs / 1000).toFixed(0)} s after opening)`, ours.sortAgainMs, 'ms', duck(bareSort.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared('the same far window once copied', ours.farAgainMs, 'ms', duck(bareFar.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared(`the same sort, rows from ${ours.deepOffset}, once copied`, ours.deepMs, 'ms', duck(bareDeep.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared('the same sort, the window after that one', ours.deepNextMs, 'ms', duck(bareDeep.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
       compared(`engine peak RSS, ${mib(large.bytes)} MiB result`, ours.peakRssMiB ?? NaN, 'MiB', { label: `engine at ${mib(small.bytes)} MiB`, value: smallSession.peakRssMiB }, {
         text: 'ratio >= 0.9 (flat in the size of the result)',
         met: (r) => (r.ratio ?? 0) >= 0.9,
       }),
+      compared(`engine peak RSS, ${mib(large.bytes)} MiB result, after the deep windows too`, ours.deepPeakRssMiB ?? NaN, 'MiB', {
+        label: `engine at ${mib(small.bytes)} MiB`,
+        value: smallSession.deepPeakRssMiB,
+      }),
+      compared(`extension host side (engine client, ${hostLarge.windows} windows), peak RSS, ${mib(large.bytes)} MiB result`, hostLarge.peakRssMiB, 'MiB',
+        { label: `the same at ${mib(small.bytes)} MiB`, value: hostSmall.peakRssMiB }, {
+          text: 'ratio >= 0.9 (flat in the size of the result)',
+          met: (r) => (r.ratio ?? 0) >= 0.9,
+        }),
+      compared(`extension host side, ${mib(large.bytes)} MiB result, against a bare Node process`, hostLarge.peakRssMiB, 'MiB', { label: 'bare node', value: bareNode }),
       compared(`bare DuckDB peak RSS, row count of ${mib(large.bytes)} MiB`, bareCount.peakRssMiB ?? NaN, 'MiB', { label: 'engine', value: ours.peakRssMiB }),
     ];
   },
@@ -112,7 +140,7 @@ export const previewFigure: Figure = {
  * session has it (the engine process starts), then again in the running engine.
  */
 async function firstRowsOnly(ctx: BenchContext, source: ResultSource): Promise<{ coldMs: number; warmMs: number }> {
-  const engine = newEngine(ctx);
+  const { engine } = newEngine(ctx);
   const firstWindow = async (): Promise<number> => {
     const started = performance.now();
     const { handle } = await engine.open(source);
@@ -131,7 +159,7 @@ async function firstRowsOnly(ctx: BenchContext, source: ResultSource): Promise<{
 
 /** One preview session from open to a far window, then the engine process's peak memory. */
 async function session(ctx: BenchContext, source: ResultSource): Promise<Session> {
-  const engine = newEngine(ctx);
+  const { engine, copied } = newEngine(ctx);
   try {
     const started = performance.now();
     const { handle } = await engine.open(source);
@@ -143,58 +171,59 @@ async function session(ctx: BenchContext, source: ResultSource): Promise<Session
     const sortMs = await timedMs(() => engine.page(handle, SORT, 0, WINDOW_ROWS));
     const farOffset = Math.floor(rows * 0.9);
     const farMs = await timedMs(() => engine.page(handle, {}, farOffset, WINDOW_ROWS));
-    await converted(join(tempDir(ctx), `engine-${engine.processId}`), handle);
+    await copied(handle);
     const convertedAfterMs = performance.now() - started;
     const sortAgainMs = await timedMs(() => engine.page(handle, SORT, 0, WINDOW_ROWS));
     const farAgainMs = await timedMs(() => engine.page(handle, {}, farOffset, WINDOW_ROWS));
     const peakRssMiB = await peakRssMiBOf(engine.processId);
+    const deepOffset = Math.floor(rows * DEEP);
+    const deepMs = await timedMs(() => engine.page(handle, SORT, deepOffset, WINDOW_ROWS));
+    const deepNextMs = await timedMs(() => engine.page(handle, SORT, deepOffset + WINDOW_ROWS, WINDOW_ROWS));
+    const deepPeakRssMiB = await peakRssMiBOf(engine.processId);
     ctx.log(
       `preview: ${rows} rows: first rows ${firstRowsMs.toFixed(0)} ms, count ${countMs.toFixed(0)} ms, sort ${sortMs.toFixed(0)} ms, far ${farMs.toFixed(0)} ms; ` +
-        `converted after ${convertedAfterMs.toFixed(0)} ms: sort ${sortAgainMs.toFixed(0)} ms, far ${farAgainMs.toFixed(0)} ms; engine peak ${peakRssMiB?.toFixed(0)} MiB`,
+        `converted after ${convertedAfterMs.toFixed(0)} ms: sort ${sortAgainMs.toFixed(0)} ms, far ${farAgainMs.toFixed(0)} ms, ` +
+        `sorted from row ${deepOffset} ${deepMs.toFixed(0)} ms then ${deepNextMs.toFixed(0)} ms; engine peak ${peakRssMiB?.toFixed(0)} MiB, ` +
+        `${deepPeakRssMiB?.toFixed(0)} MiB after the deep windows`,
     );
-    return { firstRowsMs, countMs, rows, sortMs, farMs, sortAgainMs, farAgainMs, convertedAfterMs, farOffset, peakRssMiB };
+    return { firstRowsMs, countMs, rows, sortMs, farMs, sortAgainMs, farAgainMs, convertedAfterMs, farOffset, deepMs, deepNextMs, deepOffset, peakRssMiB, deepPeakRssMiB };
   } finally {
     await engine.dispose();
   }
 }
 
-function newEngine(ctx: BenchContext): EngineClient {
-  return new EngineClient({ hostScript: join(ctx.root, 'dist', 'engineHost.js'), tempDir: tempDir(ctx) });
+/**
+ * The extension host's side of a preview in a process of its own (previewHostProbe.ts): the
+ * engine client opening the result and reading windows over all of it, unsorted and sorted.
+ */
+async function hostSide(ctx: BenchContext, source: ResultSource): Promise<{ peakRssMiB: number; windows: number }> {
+  const probe = join(__dirname, '..', 'support', 'previewHostProbe.js');
+  const run = succeeded('preview host probe', await timedNode(probe, [join(ctx.root, 'dist', 'engineHost.js'), tempDir(ctx), JSON.stringify(source)], { cwd: ctx.root }));
+  const printed = JSON.parse(run.stdout) as { rows: number; windows: number };
+  ctx.log(`preview: extension host side read ${printed.windows} windows of ${printed.rows} rows, peak ${run.peakRssMiB?.toFixed(0)} MiB`);
+  return { peakRssMiB: run.peakRssMiB ?? NaN, windows: printed.windows };
+}
+
+/** An engine, and a wait for its log line that says a result's copy is complete. */
+function newEngine(ctx: BenchContext): { engine: EngineClient; copied(handle: string): Promise<void> } {
+  const lines: string[] = [];
+  const note = (line: string): void => void lines.push(line);
+  const logger: Logger = { trace: note, debug: note, info: note, warn: note, error: note };
+  const engine = new EngineClient({ hostScript: join(ctx.root, 'dist', 'engineHost.js'), tempDir: tempDir(ctx), logger });
+  const copied = async (handle: string): Promise<void> => {
+    const done = new RegExp(`result ${handle}: \\d+ rows copied`);
+    const deadline = performance.now() + CONVERSION_TIMEOUT_MS;
+    while (!lines.some((l) => done.test(l))) {
+      const failed = lines.find((l) => l.includes(`result ${handle} stays read from its files`));
+      if (failed) throw new Error(`the engine did not copy the result: ${failed}`);
+      if (performance.now() > deadline) throw new Error(`the engine did not copy the result within ${CONVERSION_TIMEOUT_MS / 60_000} minutes`);
+      await sleep(50);
+    }
+  };
+  return { engine, copied };
 }
 
 const tempDir = (ctx: BenchContext): string => join(ctx.scratch, 'engine');
-
-/**
- * Waits until the engine's Parquet copy of a result is complete: its file (result-<handle>.parquet
- * in the engine's work folder) ends with Parquet's closing magic once DuckDB has written it
- * whole, and the engine points the result's view at it right after.
- */
-async function converted(workDir: string, handle: string): Promise<void> {
-  const file = join(workDir, `result-${handle}.parquet`);
-  const deadline = performance.now() + CONVERSION_TIMEOUT_MS;
-  while (!(await endsWithParquetMagic(file))) {
-    if (performance.now() > deadline) throw new Error(`the engine did not convert the result within ${CONVERSION_TIMEOUT_MS / 60_000} minutes (${(await readdir(workDir)).join(', ')})`);
-    await sleep(250);
-  }
-  await sleep(250); // the view is replaced right after the file is closed
-}
-
-async function endsWithParquetMagic(file: string): Promise<boolean> {
-  try {
-    const handle = await open(file, 'r');
-    try {
-      const { size } = await handle.stat();
-      if (size < 8) return false;
-      const tail = Buffer.alloc(4);
-      await handle.read(tail, 0, 4, size - 4);
-      return tail.toString('latin1') === 'PAR1';
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return false;
-  }
-}
 
 async function timedMs(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();

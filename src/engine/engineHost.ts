@@ -6,7 +6,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toEngineError } from './engineErrors';
 import type { FromHost, HostSettings, RequestParams, ToHost } from './engineProtocol';
-import { ResultEngine, type Work } from './resultEngine';
+import { ENGINE_SETTINGS, ResultEngine, type Work } from './resultEngine';
 
 type DuckDbModule = typeof import('@duckdb/node-api');
 
@@ -105,6 +105,7 @@ async function main(): Promise<void> {
   });
   const setup = await db.connect();
   await setup.run("SET GLOBAL TimeZone = 'UTC'");
+  for (const setting of ENGINE_SETTINGS) await setup.run(setting);
   setup.closeSync();
   const engine = new ResultEngine(db, duckdb.StatementType as unknown as Record<number, string>, workDir, log);
 

@@ -2,21 +2,36 @@
 // pages, counts, the SQL console, registered views and exports, on one in-memory DuckDB.
 //
 // Each request runs on its own connection, so cancelling one interrupts only that query.
-// An opened result is first served straight from its files (the first rows come at once);
-// meanwhile it is converted into a temporary Parquet file, and once that is written the
-// result's view points at it, so far pages, sorts and counts no longer rescan gzip text.
+// Opening a result reads its first rows (from its first file when each file reads alike) and
+// keeps them, so the preview's first windows need no second read. Meanwhile the result is
+// copied into a table of its own (resultStore.ts), file by file in the files' order, so a
+// row's rowid is its place in the result; the copy of a file gives way to any request that
+// reads files (it is interrupted and done again afterwards), so such a request has the cores
+// and the memory to itself. Until the copy is complete:
+// - a page of rows already copied is read from the table by rowid; a page further on from the
+//   file that holds it, once a count has given each file's rows; else from all files;
+// - a count counts the files not copied yet, and each file's rows are kept;
+// - a sort reads the copied rows from the table and the others from their files, ties broken
+//   by each row's place, as the complete table breaks them: the order never changes;
+// - a filter reads the files, which keep the result's order.
+// Once complete, everything is read from the table: a sort or a filter as a top-N whose other
+// columns DuckDB reads late, for the rows it keeps; deeper into the view, by the view's row
+// positions (the rowids in its order), kept in a table built on the first page that far down.
 // A statement may run on a database file (a synced database): attached read-only for the
 // requests that use it and detached as soon as none does, so the file is never held idle.
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { EngineError, toEngineError } from './engineErrors';
 import type { AttachedDatabase, ExportSource, ExportTarget, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
+import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type ReadResult, type Reads } from './resultQueries';
+import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
 import { inspectFiles } from './sourceFiles';
-import { planSource, readableTypeOf, readerCall, type FileColumn, type SourcePlan } from './sourcePlan';
-import { orderClause, quoteIdent, quoteString, typedFilterValues, whereClause, type BoundSql } from './sqlText';
+import { planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
+import { quoteIdent, quoteString, typedFilterValues } from './sqlText';
 
 /** One request in flight: the connection running its query, so a cancel can interrupt it. */
 export interface Work {
@@ -25,23 +40,49 @@ export interface Work {
   progress(rows: number): void;
 }
 
-interface OpenResult {
+interface OpenResult extends ReadResult {
   id: string;
-  view: string;
-  source: string;
-  columns: ResultColumn[];
-  /** the view reads the converted Parquet file (with its `file_row_number`) */
-  converted: boolean;
+  /** the result's first rows, read when it was opened */
+  firstRows: unknown[][];
+  /** `firstRows` are all the rows there are */
+  allRowsRead: boolean;
+  store: ResultStore;
   closed: boolean;
   conversion?: Promise<void>;
   converting?: DuckDBConnection;
-  files: string[];
+  /** a file is being copied (and may be interrupted to give way) */
+  copyingFile: boolean;
+  /** the copy of a file was interrupted to give way to a request reading the files */
+  gaveWay: boolean;
+  /** ends the copy's wait for its turn when the result is closed */
+  closing?: () => void;
+  /** files unpacked for this result, deleted with it */
+  unpacked: string[];
 }
 
 const PROGRESS_MS = 250;
-const ROW_ORDER = 'file_row_number';
+/** rows read and kept when a result is opened: the first windows of a preview */
+const FIRST_ROWS = 1000;
+/**
+ * A sorted or filtered page that ends within this many rows is a top-N over the table (DuckDB
+ * reads the other columns late, for the rows it keeps, up to `late_materialization_max_rows`);
+ * deeper pages read the view's row positions.
+ */
+const TOP_N_ROWS = 10_000;
 /** Catalog names DuckDB keeps for itself: a database is never attached under them. */
 const RESERVED_ALIASES = new Set(['memory', 'system', 'temp', 'main']);
+
+/** Settings the engine's database starts with, for the way results are read and copied. */
+export const ENGINE_SETTINGS = [
+  // late materialization for every top-N a page makes, not only those of at most 50 rows
+  `SET GLOBAL late_materialization_max_rows = ${TOP_N_ROWS}`,
+  // the rowids a top-N keeps (a window of rows) filter the scan that reads their columns
+  'SET GLOBAL dynamic_or_filter_threshold = 1000',
+  // memory freed by a file's copy goes back to the system between files (a copy of 16 files
+  // of 128 MiB peaked at about 335 MiB with these, 400 to 415 without)
+  "SET GLOBAL allocator_flush_threshold = '16MB'",
+  'SET GLOBAL allocator_background_threads = true',
+];
 
 /** A database file attached read-only, and how many requests use it now. */
 interface Attachment {
@@ -55,6 +96,9 @@ export class ResultEngine {
   private readonly attachments = new Map<string, Attachment>();
   /** ATTACH and DETACH run one at a time, so a detach never races an attach of the same name */
   private catalogWork: Promise<unknown> = Promise.resolve();
+  /** requests reading results' files now: copies wait for them, so they have the cores and memory */
+  private fileReaders = 0;
+  private readonly fileReadersDone: (() => void)[] = [];
 
   constructor(
     private readonly db: DuckDBInstance,
@@ -69,21 +113,29 @@ export class ResultEngine {
     const result: OpenResult = {
       id,
       view: quoteIdent(`dq_result_${id}`),
-      source: quoteIdent(`dq_result_${id}_files`),
       columns: plan.columns,
-      converted: false,
+      perFile: plan.perFile,
+      firstRows: [],
+      allRowsRead: false,
+      store: new ResultStore(this.db, (task) => this.oneAtATime(task), join(this.workDir, `result-${id}.duckdb`), `dq_store_${id}`, plan.fileCount),
       closed: false,
-      files: plan.unpacked,
+      copyingFile: false,
+      gaveWay: false,
+      unpacked: plan.unpacked,
     };
     try {
       await this.run(work, async (conn) => {
-        await conn.run(`CREATE OR REPLACE VIEW ${result.source} AS ${plan.sql}`);
-        await conn.run(`CREATE OR REPLACE VIEW ${result.view} AS SELECT * FROM ${result.source}`);
-        await conn.run(`SELECT * FROM ${result.view} LIMIT 1`);
+        await conn.run(`CREATE OR REPLACE VIEW ${result.view} AS ${plan.sql}`);
+        const first = result.perFile && result.perFile.length > 1 ? `(${result.perFile[0]})` : result.view;
+        result.firstRows = jsonRows(await conn.runAndReadAll(`SELECT ${columnList(result.columns)} FROM ${first} LIMIT ${FIRST_ROWS}`));
       });
     } catch (err) {
       await this.drop(result);
       throw err;
+    }
+    if (result.firstRows.length < FIRST_ROWS) {
+      if (plan.fileCount === 1 || !result.perFile) result.allRowsRead = true;
+      else result.store.fileRows[0] = result.firstRows.length;
     }
     this.results.set(id, result);
     result.conversion = this.convert(result);
@@ -92,21 +144,39 @@ export class ResultEngine {
 
   page(work: Work, id: string, view: View, offset: number, limit: number): Promise<Page> {
     const result = this.result(id);
-    const query = this.viewQuery(result, view);
+    whole(offset);
+    whole(limit);
+    const page = (rows: unknown[][]): Page => ({ columns: result.columns, rows, offset });
+    if (isPlain(view)) {
+      if (result.allRowsRead || offset + limit <= result.firstRows.length) return Promise.resolve(page(result.firstRows.slice(offset, offset + limit)));
+      return this.run(work, async (conn) => page(await this.plainRows(conn, result, offset, limit)));
+    }
     return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
-      const reader = await conn.runAndReadAll(`${query.sql} LIMIT ${whole(limit)} OFFSET ${whole(offset)}`, query.params);
-      return { columns: result.columns, rows: jsonRows(reader), offset };
+      const query = viewQuery(result, view);
+      return this.reading(result, query, async () => {
+        if (!query.complete || offset + limit <= TOP_N_ROWS) {
+          return page(jsonRows(await conn.runAndReadAll(`${query.sql} LIMIT ${limit} OFFSET ${offset}`, query.params)));
+        }
+        const columns = result.columns.map((c) => quoteIdent(c.name));
+        const order = positionsOrder(result, view);
+        return page(await result.store.readPositioned(conn, columns, order, offset, limit, async (sql) => jsonRows(await conn.runAndReadAll(sql))));
+      });
     });
   }
 
   count(work: Work, id: string, view: View): Promise<number> {
     const result = this.result(id);
-    const where = whereClause(view, result.columns);
+    const { store } = result;
+    if (isPlain(view) && result.allRowsRead) return Promise.resolve(result.firstRows.length);
     return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
-      const reader = await conn.runAndReadAll(`SELECT count(*) FROM ${result.view}${where.sql}`, where.params);
-      return Number(reader.getRowsJson()[0][0]);
+      if (isPlain(view) && result.perFile && !store.complete) {
+        await this.countFiles(conn, result, result.perFile);
+        return store.fileRows.reduce((sum: number, rows) => sum + (rows ?? 0), 0);
+      }
+      const rows = viewRows(result, view, false);
+      return this.reading(result, rows, async () => Number((await conn.runAndReadAll(`SELECT count(*) FROM ${rows.sql}`, rows.params)).getRowsJson()[0][0]));
     });
   }
 
@@ -147,26 +217,29 @@ export class ResultEngine {
   export(work: Work, source: ExportSource, target: ExportTarget): Promise<{ rows: number; path: string }> {
     const result = 'handle' in source ? this.result(source.handle) : undefined;
     const view = 'handle' in source ? (source.view ?? {}) : {};
-    const query = result ? this.viewQuery(result, view) : { sql: withoutTrailingSemicolons((source as { sql: string }).sql), params: [] };
     const database = 'sql' in source ? source.database : undefined;
     const partial = `${target.path}.partial`;
     const options = target.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
     return this.run(work, (conn) => this.onDatabase(conn, database, async () => {
       if (result) await checkFilterValues(conn, view, result.columns);
-      await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
-      const timer = setInterval(() => work.progress(Math.max(0, Number(conn.progress.rows_processed))), PROGRESS_MS);
-      try {
-        const reader = await conn.runAndReadAll(`COPY (${query.sql}\n) TO ${quoteString(partial)} (${options})`, query.params);
-        await rename(partial, target.path);
-        const rows = Number(reader.getRowsJson()[0][0]);
-        work.progress(rows);
-        return { rows, path: target.path };
-      } catch (err) {
-        await rm(partial, { force: true });
-        throw err;
-      } finally {
-        clearInterval(timer);
-      }
+      const query = result ? viewQuery(result, view) : { sql: withoutTrailingSemicolons((source as { sql: string }).sql), params: [], readsStore: false, readsFiles: false };
+      const copy = async (): Promise<{ rows: number; path: string }> => {
+        await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
+        const timer = setInterval(() => work.progress(Math.max(0, Number(conn.progress.rows_processed))), PROGRESS_MS);
+        try {
+          const reader = await conn.runAndReadAll(`COPY (${query.sql}\n) TO ${quoteString(partial)} (${options})`, query.params);
+          await rename(partial, target.path);
+          const rows = Number(reader.getRowsJson()[0][0]);
+          work.progress(rows);
+          return { rows, path: target.path };
+        } catch (err) {
+          await rm(partial, { force: true });
+          throw err;
+        } finally {
+          clearInterval(timer);
+        }
+      };
+      return result ? this.reading(result, query, copy) : copy();
     }));
   }
 
@@ -176,6 +249,7 @@ export class ResultEngine {
     this.results.delete(id);
     result.closed = true;
     result.converting?.interrupt();
+    result.closing?.();
     await result.conversion;
     await this.drop(result);
   }
@@ -243,35 +317,102 @@ export class ResultEngine {
     return result;
   }
 
-  private viewQuery(result: OpenResult, view: View): BoundSql {
-    const where = whereClause(view, result.columns);
-    const order = orderClause(view, result.columns, result.converted ? ROW_ORDER : undefined);
-    const columns = result.columns.map((c) => quoteIdent(c.name)).join(', ');
-    return { sql: `SELECT ${columns} FROM ${result.view}${where.sql}${order}`, params: where.params };
+  /**
+   * Runs `task`, a request that reads results' files: the copy of a file under way gives way
+   * (it is interrupted, and done again once no request reads files).
+   */
+  private async readingFiles<T>(task: () => Promise<T>): Promise<T> {
+    this.fileReaders++;
+    for (const result of this.results.values()) {
+      if (!result.copyingFile || !result.converting) continue;
+      result.gaveWay = true;
+      result.converting.interrupt();
+    }
+    try {
+      return await task();
+    } finally {
+      if (--this.fileReaders === 0) for (const done of this.fileReadersDone.splice(0)) done();
+    }
   }
 
-  private async plan(work: Work, source: ResultSource): Promise<SourcePlan & { unpacked: string[] }> {
+  /** Resolves once no request reads results' files. */
+  private filesFree(): Promise<void> {
+    return this.fileReaders === 0 ? Promise.resolve() : new Promise((resolve) => this.fileReadersDone.push(resolve));
+  }
+
+  /** Runs `task` with the result's table attached when it reads from it, as a reader of files when it reads from them. */
+  private reading<T>(result: OpenResult, reads: Reads, task: () => Promise<T>): Promise<T> {
+    const read = reads.readsFiles ? () => this.readingFiles(task) : task;
+    return reads.readsStore ? result.store.use(read) : read();
+  }
+
+  /**
+   * Rows `offset` to `offset + limit` in the result's order: from the table as far as it is
+   * copied; beyond, from the files that hold them once each file's rows are known; else by
+   * reading the files up to `offset`.
+   */
+  private async plainRows(conn: DuckDBConnection, result: OpenResult, offset: number, limit: number): Promise<unknown[][]> {
+    const { store } = result;
+    const columns = columnList(result.columns);
+    const fromStore = (start: number, rows: number): Promise<unknown[][]> =>
+      store.use(async () => jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM ${store.table} WHERE rowid >= ${start} AND rowid < ${start + rows} ORDER BY rowid`)));
+    if (store.complete || offset + limit <= store.convertedRows) return fromStore(offset, limit);
+    const parts = result.perFile ? partsOf(store.fileRows, offset, limit) : undefined;
+    const fromFiles = (sql: string): Promise<unknown[][]> => this.readingFiles(async () => jsonRows(await conn.runAndReadAll(sql)));
+    if (!parts) return fromFiles(`SELECT ${columns} FROM ${result.view} LIMIT ${limit} OFFSET ${offset}`);
+    const rows: unknown[][] = [];
+    for (const part of parts) {
+      if (part.file < store.convertedFiles) rows.push(...(await fromStore(part.start + part.from, part.rows)));
+      else rows.push(...(await fromFiles(`SELECT ${columns} FROM (${result.perFile![part.file]}) LIMIT ${part.rows} OFFSET ${part.from}`)));
+    }
+    return rows;
+  }
+
+  /** Counts the rows of each file whose count is not known yet, in one pass over them. */
+  private async countFiles(conn: DuckDBConnection, result: OpenResult, perFile: string[]): Promise<void> {
+    const unknown = perFile.flatMap((sql, file) => (result.store.fileRows[file] === undefined ? [{ sql, file }] : []));
+    if (unknown.length === 0) return;
+    const counts = unknown.map(({ sql, file }) => `SELECT ${file} AS file, count(*) AS n FROM (${sql})`).join('\nUNION ALL\n');
+    const counted = await this.readingFiles(() => conn.runAndReadAll(counts));
+    for (const [file, rows] of counted.getRowsJson()) result.store.fileRows[Number(file)] = Number(rows);
+  }
+
+  private async plan(work: Work, source: ResultSource): Promise<SourcePlan & { unpacked: string[]; perFile?: string[]; fileCount: number }> {
     const files = await inspectFiles(source, this.workDir);
-    const reader = readerCall(files.format, files.paths, { gzip: files.gzip, schema: source.schema });
+    const options = { gzip: files.gzip, schema: source.schema };
+    const reader = readerCall(files.format, files.paths, options);
     const described = files.format === 'jsonl' && source.schema ? [] : await this.run(work, (conn) => describe(conn, reader));
-    return { ...planSource(files.format, reader, described, source.schema), unpacked: files.unpacked };
+    const perFile = readsAlikeFileByFile(files.format, source.schema)
+      ? files.paths.map((path) => planSource(files.format, readerCall(files.format, [path], options), described, source.schema).sql)
+      : undefined;
+    return { ...planSource(files.format, reader, described, source.schema), unpacked: files.unpacked, perFile, fileCount: files.paths.length };
   }
 
-  /** Converts the result into a temporary Parquet file in the background, then serves from it. */
+  /** Copies the result into its table in the background; requests read from it as it fills. */
   private async convert(result: OpenResult): Promise<void> {
-    const file = join(this.workDir, `result-${result.id}.parquet`);
-    result.files.push(file);
     let conn: DuckDBConnection | undefined;
+    const started = performance.now();
     try {
       conn = await this.db.connect();
       result.converting = conn;
       if (result.closed) return;
-      await conn.run(`COPY (SELECT * FROM ${result.source}) TO ${quoteString(file)} (FORMAT parquet)`);
-      if (result.closed) return;
-      await conn.run(`CREATE OR REPLACE VIEW ${result.view} AS SELECT * FROM read_parquet(${quoteString(file)}, ${ROW_ORDER}=true)`);
-      result.converted = true;
+      await result.store.convert(conn, result.view, result.perFile, {
+        turn: () => Promise.race([this.filesFree(), new Promise<void>((resolve) => (result.closing = resolve))]),
+        copying: async (copy) => {
+          result.copyingFile = true;
+          result.gaveWay = false;
+          try {
+            return await copy();
+          } finally {
+            result.copyingFile = false;
+          }
+        },
+        gaveWay: () => result.gaveWay,
+        stopped: () => result.closed,
+      });
+      if (result.store.complete) this.log(`result ${result.id}: ${result.store.convertedRows} rows copied in ${Math.round(performance.now() - started)} ms`);
     } catch (err) {
-      if (!result.closed) this.log(`result ${result.id} stays read from its files: ${toEngineError(err).message}`);
+      if (!result.closed) this.log(`result ${result.id} stays read from its files beyond row ${result.store.convertedRows}: ${toEngineError(err).message}`);
     } finally {
       result.converting = undefined;
       conn?.closeSync();
@@ -282,11 +423,11 @@ export class ResultEngine {
     const conn = await this.db.connect();
     try {
       await conn.run(`DROP VIEW IF EXISTS ${result.view}`);
-      await conn.run(`DROP VIEW IF EXISTS ${result.source}`);
     } finally {
       conn.closeSync();
     }
-    await Promise.all(result.files.map((f) => rm(f, { force: true })));
+    await result.store.close();
+    await Promise.all(result.unpacked.map((f) => rm(f, { force: true })));
   }
 
   private async run<T>(work: Work, task: (conn: DuckDBConnection) => Promise<T>): Promise<T> {

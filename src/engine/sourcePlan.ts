@@ -91,6 +91,14 @@ export function readerCall(format: ResultFormat, paths: string[], o: ReaderOptio
 }
 
 /**
+ * Whether one file read alone has the columns and types of all of them read together: the
+ * types come from the schema or from the file itself (Parquet), not from what the data suggests.
+ */
+export function readsAlikeFileByFile(format: ResultFormat, schema?: SchemaEnvelope): boolean {
+  return format === 'parquet' || schema !== undefined;
+}
+
+/**
  * The projection over the reader. `fileColumns` is what the reader delivers (unused for JSONL
  * with a schema, whose record shape the schema fixes).
  */

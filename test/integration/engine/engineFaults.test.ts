@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { EngineClient } from '../../../src/engine/engineClient';
 import { isEngineError } from '../../../src/engine/engineErrors';
 import type { EngineErrorKind, OpenedResult } from '../../../src/engine/engineProtocol';
@@ -51,10 +52,24 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
   it('reports a truncated gzip result as damaged, and keeps serving other results', async () => {
     const whole = await fs.readFile(users.paths[0]);
     const cut = await file('cut.jsonl.gz', whole.subarray(0, Math.floor(whole.length / 2)));
-    const opened = await engine.open({ paths: [cut], schema: users.schema });
-    const message = await rejection(engine.count(opened.handle, {}), 'corrupt');
+    // opening reads the first rows, and here the damage lies among them
+    const message = await rejection(engine.open({ paths: [cut], schema: users.schema }), 'corrupt');
     assert.match(message, /cut\.jsonl\.gz/);
     assert.match(message, /[Dd]ownload the job again/);
+    await stillServes();
+  });
+
+  it('reports damage beyond the first rows when the rows there are read, and still serves the rows before it', async () => {
+    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
+    const many = Array.from({ length: 40 }, () => lines).flat();
+    const packed = gzipSync(`${many.join('\n')}\n`);
+    const cut = await file('cut-late.jsonl.gz', packed.subarray(0, Math.floor(packed.length * 0.8)));
+    const opened = await engine.open({ paths: [users.paths[0], cut], schema: users.schema });
+    const message = await rejection(engine.count(opened.handle, {}), 'corrupt');
+    assert.match(message, /cut-late\.jsonl\.gz/);
+    const first = await engine.page(opened.handle, {}, 0, lines.length + 5);
+    assert.equal(first.rows.length, lines.length + 5);
+    await rejection(engine.page(opened.handle, { sort: [{ column: 'key.id', descending: false }] }, 0, 5), 'corrupt');
     await stillServes();
   });
 

@@ -1,0 +1,188 @@
+// A result large enough that the engine answers while it copies the result into its own table:
+// several files, each of several DuckDB row groups, with many ties in the sorted column. Every
+// answer must be the same whether it comes from the files, from the table as it fills, or from
+// the complete table, and the copy leaves nothing behind once the result is closed.
+
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { SchemaEnvelope } from '../../../src/core/contract';
+import type { Logger } from '../../../src/core/logger';
+import type { EngineClient } from '../../../src/engine/engineClient';
+import { isEngineError } from '../../../src/engine/engineErrors';
+import type { ResultSource, View } from '../../../src/engine/engineProtocol';
+import { SampleResults } from './sampleResults';
+
+/** rows of each file: the first and last span several row groups (122,880 rows each) */
+const FILE_ROWS = [260_000, 7, 150_000];
+const TOTAL = FILE_ROWS.reduce((a, b) => a + b, 0);
+/** 0 to 999 with every tenth row null: about 420 rows share each value */
+const score = (id: number): number | null => (id % 10 === 3 ? null : (id * 7919) % 1000);
+const BY_SCORE: View = { sort: [{ column: 'value.score', descending: true }] };
+const COPIED = /result r\d+: \d+ rows copied/;
+
+const SCHEMA: SchemaEnvelope = {
+  version: 1,
+  schema: {
+    type: 'object',
+    properties: {
+      key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } }, required: ['id'] },
+      value: { type: 'object', properties: { score: { type: 'integer', format: 'int64' }, label: { type: 'string' } } },
+      meta: { type: 'object', properties: { action: { type: 'string' }, ts: { type: 'string', format: 'date-time' } } },
+    },
+  },
+};
+
+/** The rows as the engine shows them: key.id, value.score, value.label, meta.action, meta.ts. */
+function row(id: number): unknown[] {
+  const s = score(id);
+  return [String(id), s === null ? null : String(s), `label ${id % 97}`, 'U', '2026-11-20T08:00:00Z'];
+}
+
+/** Ids in the order of the sort by score (descending, nulls last), ties in the result's order. */
+function sortedIds(): number[] {
+  const ids = Array.from({ length: TOTAL }, (_, i) => i);
+  const rank = (id: number): number => score(id) ?? -1;
+  return ids.sort((a, b) => rank(b) - rank(a) || a - b);
+}
+
+describe('engine: a result read while it is copied into its own table', function () {
+  this.timeout(120_000);
+  let results: SampleResults;
+  let source: ResultSource;
+  const sorted = sortedIds();
+
+  before(async () => {
+    results = await SampleResults.start();
+    const paths: string[] = [];
+    let id = 0;
+    for (const [i, rows] of FILE_ROWS.entries()) {
+      const lines: string[] = [];
+      for (let r = 0; r < rows; r++, id++) {
+        lines.push(JSON.stringify({ meta: { action: 'U', ts: '2026-11-20T08:00:00Z' }, key: { id }, value: { score: score(id), label: `label ${id % 97}` } }));
+      }
+      const file = path.join(results.dir, `part-${i}.jsonl.gz`);
+      await fs.writeFile(file, gzipSync(`${lines.join('\n')}\n`));
+      paths.push(file);
+    }
+    source = { paths, schema: SCHEMA };
+  });
+
+  after(async () => {
+    await results.close();
+  });
+
+  /** An engine whose log tells when a result's copy is complete (or has failed). */
+  function engineWithLog(): { engine: EngineClient; copied: () => Promise<void>; log: string[] } {
+    const log: string[] = [];
+    let resolve: () => void = () => undefined;
+    let reject: (err: Error) => void = () => undefined;
+    const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    done.catch(() => undefined);
+    const note = (message: string): void => {
+      log.push(message);
+      if (COPIED.test(message)) resolve();
+      if (/stays read from its files/.test(message)) reject(new Error(message));
+    };
+    const logger: Logger = { debug: note, info: note, warn: note, error: note, trace: note };
+    return { engine: results.engine({ logger }), copied: () => done, log };
+  }
+
+  /** Runs `test` with a fresh engine, disposed afterwards. */
+  async function withEngine(test: (e: ReturnType<typeof engineWithLog>) => Promise<void>): Promise<void> {
+    const e = engineWithLog();
+    try {
+      await test(e);
+    } finally {
+      await e.engine.dispose();
+    }
+  }
+
+  async function idsOf(engine: EngineClient, handle: string, view: View, offset: number, limit: number): Promise<number[]> {
+    return (await engine.page(handle, view, offset, limit)).rows.map((r) => Number(r[0]));
+  }
+
+  const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+
+  it('answers pages, far pages, sorts and counts alike before, during and after the copy', () =>
+    withEngine(async ({ engine, copied }) => {
+      const opened = await engine.open(source);
+      const check = async (when: string): Promise<void> => {
+        assert.deepEqual((await engine.page(opened.handle, {}, 0, 3)).rows, [row(0), row(1), row(2)], when);
+        assert.equal(await engine.count(opened.handle, {}), TOTAL, when);
+        // across the tiny middle file, and the last rows
+        assert.deepEqual(await idsOf(engine, opened.handle, {}, FILE_ROWS[0] - 2, 12), range(FILE_ROWS[0] - 2, FILE_ROWS[0] + 10), when);
+        assert.deepEqual(await idsOf(engine, opened.handle, {}, TOTAL - 150, 200), range(TOTAL - 150, TOTAL), when);
+        assert.deepEqual(await idsOf(engine, opened.handle, BY_SCORE, 0, 200), sorted.slice(0, 200), when);
+        assert.deepEqual(await idsOf(engine, opened.handle, BY_SCORE, 900, 50), sorted.slice(900, 950), when);
+        const over = { ...BY_SCORE, filters: [{ column: 'value.score', op: '>=' as const, value: '990' }] };
+        const kept = sorted.filter((id) => (score(id) ?? -1) >= 990);
+        assert.equal(await engine.count(opened.handle, over), kept.length, when);
+        assert.deepEqual(await idsOf(engine, opened.handle, over, 100, 200), kept.slice(100, 300), when);
+      };
+      await check('at once');
+      await check('while copying');
+      await copied();
+      await check('once copied');
+      // deep into a sort: the view's row positions, built once and read again
+      assert.deepEqual(await idsOf(engine, opened.handle, BY_SCORE, 200_000, 200), sorted.slice(200_000, 200_200));
+      assert.deepEqual(await idsOf(engine, opened.handle, BY_SCORE, TOTAL - 10, 100), sorted.slice(TOTAL - 10));
+      const onlyNull = { filters: [{ column: 'value.score', op: 'is null' as const }] };
+      const nulls = range(0, TOTAL).filter((id) => score(id) === null);
+      assert.deepEqual(await idsOf(engine, opened.handle, onlyNull, 30_000, 20), nulls.slice(30_000, 30_020));
+      const whole = (await engine.page(opened.handle, BY_SCORE, 0, TOTAL)).rows;
+      assert.deepEqual(whole.map((r) => Number(r[0])), sorted);
+      assert.deepEqual(whole[0], row(sorted[0]));
+    }));
+
+  it('exports a sorted view in the same order before and after the copy', () =>
+    withEngine(async ({ engine, copied }) => {
+      const opened = await engine.open(source);
+      const view: View = { ...BY_SCORE, filters: [{ column: 'value.score', op: '>', value: '995' }] };
+      const expected = sorted.filter((id) => (score(id) ?? -1) > 995).map(String);
+      const exported = async (name: string): Promise<string[]> => {
+        const target = path.join(results.dir, name);
+        await engine.export({ handle: opened.handle, view }, { path: target, format: 'csv' });
+        return (await fs.readFile(target, 'utf8')).trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+      };
+      assert.deepEqual(await exported('early.csv'), expected);
+      await copied();
+      assert.deepEqual(await exported('late.csv'), expected);
+    }));
+
+  it('cancels a request while the copy goes on, and the copy still completes', () =>
+    withEngine(async ({ engine, copied }) => {
+      const opened = await engine.open(source);
+      const abort = new AbortController();
+      const sorting = engine.page(opened.handle, BY_SCORE, 0, 200, abort.signal);
+      abort.abort();
+      const err = await sorting.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      // a sort that finished before the cancel arrived is no failure; a cancelled one says so
+      if (err !== undefined) assert.ok(isEngineError(err) && err.kind === 'cancelled', String(err));
+      await copied();
+      assert.deepEqual(await idsOf(engine, opened.handle, BY_SCORE, 0, 5), sorted.slice(0, 5));
+    }));
+
+  it('deletes the copy when the result is closed, also while it is being made', () =>
+    withEngine(async ({ engine, copied, log }) => {
+      const workFiles = async (): Promise<string[]> => {
+        const root = path.join(results.dir, 'engine');
+        const dirs = (await fs.readdir(root)).filter((d) => d.startsWith('engine-'));
+        return (await Promise.all(dirs.map(async (d) => (await fs.readdir(path.join(root, d))).filter((f) => f.startsWith('result-'))))).flat();
+      };
+      const early = await engine.open(source);
+      await engine.closeHandle(early.handle);
+      assert.deepEqual(await workFiles(), []);
+
+      const late = await engine.open(source);
+      await copied();
+      assert.deepEqual(await idsOf(engine, late.handle, {}, TOTAL - 1, 5), [TOTAL - 1]);
+      await engine.closeHandle(late.handle);
+      assert.deepEqual(await workFiles(), []);
+      assert.ok(!log.some((l) => /stays read from its files/.test(l)), log.join('\n'));
+    }));
+});
