@@ -25,7 +25,7 @@ import { outputChannelLogger } from './logging/outputChannelLogger';
 import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
 import { registerPreview } from './preview/previewCommands';
 import { readProxySettings } from './proxySettings';
-import { registerSchemaFeature } from './schema/schemaFeature';
+import { registerSchemaFeature, type SchemaPages } from './schema/schemaFeature';
 import { syncedTableMarks } from './sync/syncedTableMarks';
 import { SyncedTablesModel } from './sync/syncedTablesModel';
 import { registerSyncFeature } from './sync/syncFeature';
@@ -39,6 +39,8 @@ export interface DataQueryExtensionApi {
   jobsView: vscode.TreeView<JobsViewNode>;
   /** the tables the sync target holds, as the explorer marks them */
   syncedTables: SyncedTablesModel;
+  /** the open schema pages: the version and HTML each shows */
+  schemaPages: SchemaPages;
 }
 
 let stopping: (() => Promise<void>) | undefined;
@@ -84,9 +86,8 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     ...registerExplorerCommands(explorer, channel),
   );
   const jobs = registerJobsFeature(context, { store, pool, logger, userAgent, createDispatcher: () => createDispatcher(readProxySettings()) });
-  context.subscriptions.push(
-    ...registerSchemaFeature({ explorer, view: explorerView, store, pool, logger, jobs: jobs.model, extensionUri: context.extensionUri, clock: systemClock }),
-  );
+  const schemaFeature = registerSchemaFeature({ explorer, view: explorerView, store, pool, logger, jobs: jobs.model, extensionUri: context.extensionUri, clock: systemClock });
+  context.subscriptions.push(...schemaFeature.disposables);
   const engine = new EngineClient({
     hostScript: context.asAbsolutePath(path.join('dist', 'engineHost.js')),
     tempDir: path.join(context.globalStorageUri.fsPath, 'engine'),
@@ -105,7 +106,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     await sample.dispose();
   };
   logger.info(`Data Query Explorer ${version} activated.`);
-  return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables };
+  return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages };
 }
 
 export async function deactivate(): Promise<void> {

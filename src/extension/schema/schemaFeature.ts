@@ -15,7 +15,10 @@ export interface SchemaFeatureDeps extends Omit<SchemaCommandDeps, 'panels'> {
   clock: Clock;
 }
 
-export function registerSchemaFeature(deps: SchemaFeatureDeps): vscode.Disposable[] {
+/** What the schema pages show, for tests that read them as a user sees them. */
+export type SchemaPages = Pick<SchemaPanels, 'versionShown' | 'pageHtml'>;
+
+export function registerSchemaFeature(deps: SchemaFeatureDeps): { pages: SchemaPages; disposables: vscode.Disposable[] } {
   const panels = new SchemaPanels(deps.extensionUri, () => deps.clock.now());
   const reader = deps.explorer.schemas;
   const readAgain = async (ref: TableRef): Promise<void> => {
@@ -26,11 +29,12 @@ export function registerSchemaFeature(deps: SchemaFeatureDeps): vscode.Disposabl
     panels.update(ref, read);
     if (read.value.version !== held?.value.version) deps.explorer.schemaChanged(ref.connection, ref.namespace, ref.table);
   };
-  return [
+  const disposables = [
     panels,
     ...registerSchemaCommands({ ...deps, panels }),
     watchCompletedJobs(deps.jobs, (ref) =>
       readAgain(ref).catch((err: unknown) => deps.logger.warn(`The schema of ${ref.namespace}.${ref.table} could not be read again: ${err instanceof Error ? err.message : String(err)}`)),
     ),
   ];
+  return { pages: panels, disposables };
 }

@@ -60,6 +60,11 @@ export class SchemaPanels implements vscode.Disposable {
     return this.panels.get(keyOf(ref))?.version;
   }
 
+  /** The HTML an open page shows, if it is open. */
+  pageHtml(ref: TableRef): string | undefined {
+    return this.panels.get(keyOf(ref))?.panel.webview.html;
+  }
+
   dispose(): void {
     for (const { panel } of [...this.panels.values()]) panel.dispose();
   }

@@ -158,6 +158,29 @@ describe('Schemas in the explorer', () => {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
+  it('redraws an open schema page when the service changes the table: a job reports the new version and the page shows the new column', async () => {
+    const { api } = await activateExtension();
+    await connectionNode(api, 'Changing');
+    const ref = { connection: 'Changing', namespace: 'new_quizzes', table: 'quiz_sessions' };
+    await vscode.commands.executeCommand('dataQuery.showSchema', ref);
+    const before = api.schemaPages.versionShown(ref) as number;
+    assert.ok(before > 0, 'the page is open');
+    const version = emulator.evolveTable(ref.namespace, ref.table, 'addColumn');
+    const column = `added_in_v${version}`;
+    assert.doesNotMatch(api.schemaPages.pageHtml(ref) ?? '', new RegExp(column));
+
+    await vscode.commands.executeCommand('dataQuery.queryTable', { ...ref, format: 'jsonl', download: false });
+    const deadline = Date.now() + 30_000;
+    while (api.schemaPages.versionShown(ref) !== version) {
+      assert.ok(Date.now() < deadline, `the page still shows version ${api.schemaPages.versionShown(ref)}, not ${version}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const html = api.schemaPages.pageHtml(ref) ?? '';
+    assert.match(html, new RegExp(`schema version ${version}<`));
+    assert.match(html, new RegExp(column), 'the page lists the added column');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
   it('says a table that disappeared no longer exists, and offers Refresh of its namespace', async () => {
     const { api } = await activateExtension();
     const connection = await connectionNode(api, 'Gone');
