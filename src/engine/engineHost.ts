@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { toEngineError } from './engineErrors';
 import type { FromHost, HostSettings, RequestParams, ToHost } from './engineProtocol';
 import { ENGINE_SETTINGS, ResultEngine, type Work } from './resultEngine';
+import { isProcessRunning } from '../core/processAlive';
 
 type DuckDbModule = typeof import('@duckdb/node-api');
 
@@ -38,20 +39,11 @@ async function prepareWorkDir(tempDir: string): Promise<string> {
   await mkdir(tempDir, { recursive: true });
   for (const name of await readdir(tempDir)) {
     const pid = /^engine-(\d+)$/.exec(name)?.[1];
-    if (pid && !isRunning(Number(pid))) await rm(join(tempDir, name), { recursive: true, force: true });
+    if (pid && !isProcessRunning(Number(pid))) await rm(join(tempDir, name), { recursive: true, force: true });
   }
   const dir = join(tempDir, `engine-${process.pid}`);
   await mkdir(dir, { recursive: true });
   return dir;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams, params: unknown): Promise<unknown> | unknown {

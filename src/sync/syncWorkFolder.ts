@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { DqError, isCancelled } from '../client/errors';
 import { asLocalIoError } from '../client/localIoError';
+import { isProcessRunning } from '../core/processAlive';
 
 const PREFIX = 'dq-sync-';
 /** files checked at once */
@@ -36,16 +37,7 @@ export async function removeWorkFolder(folder: string): Promise<void> {
 async function removeAbandoned(parent: string): Promise<void> {
   for (const name of await readdir(parent).catch(() => [] as string[])) {
     const pid = new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1];
-    if (pid && Number(pid) !== process.pid && !isRunning(Number(pid))) await removeWorkFolder(path.join(parent, name));
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid && Number(pid) !== process.pid && !isProcessRunning(Number(pid))) await removeWorkFolder(path.join(parent, name));
   }
 }
 

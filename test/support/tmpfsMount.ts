@@ -28,3 +28,27 @@ export async function tryMountTmpfs(dir: string, options: TmpfsOptions): Promise
 export function unmount(dir: string): void {
   execFileSync('umount', [dir], { stdio: 'pipe' });
 }
+
+/**
+ * A tmpfs on the folder `dir()` names, mounted before the suite's tests; after them it is
+ * unmounted and the folder removed. The suite skips, saying why, when it cannot be mounted.
+ * Returns the mount's path.
+ */
+export function tmpfsForSuite(dir: () => string, options: TmpfsOptions): () => string {
+  let mount = '';
+  let mounted = false;
+  before(async function () {
+    mount = dir();
+    const reason = await tryMountTmpfs(mount, options);
+    if (reason) {
+      console.log(`      skipped: ${reason}`);
+      this.skip();
+    }
+    mounted = true;
+  });
+  after(async () => {
+    if (mounted) unmount(mount);
+    if (mount) await fs.rm(mount, { recursive: true, force: true });
+  });
+  return () => mount;
+}

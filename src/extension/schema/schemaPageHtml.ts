@@ -4,6 +4,7 @@
 
 import { columnsOf, columnNotes, type Column } from '../../core/schema';
 import type { SchemaEnvelope } from '../../core/contract';
+import { escapeHtml, webviewDocument } from '../webviewDocument';
 
 export interface SchemaPageSources {
   /** the webview's CSP source */
@@ -21,10 +22,6 @@ export interface SchemaPageContent {
   readText: string;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 export function schemaPageHtml(content: SchemaPageContent, sources: SchemaPageSources): string {
   const { namespace, table, envelope } = content;
   let columns: Column[] = [];
@@ -34,19 +31,8 @@ export function schemaPageHtml(content: SchemaPageContent, sources: SchemaPageSo
   } catch (err) {
     problem = `<p class="problem">${escapeHtml(err instanceof Error ? err.message : String(err))}</p>`;
   }
-  const csp = ["default-src 'none'", `style-src ${sources.cspSource}`, `script-src 'nonce-${sources.nonce}'`].join('; ');
   const name = escapeHtml(`${namespace}.${table}`);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(sources.style)}">
-<title>${name}</title>
-</head>
-<body>
-<h1>${name} <span class="version">schema version ${envelope.version}</span></h1>
+  const body = `<h1>${name} <span class="version">schema version ${envelope.version}</span></h1>
 <p class="read">${escapeHtml(content.readText)}, ${columns.length} columns.</p>
 ${problem}
 <input id="filter" type="search" placeholder="Filter columns by name, type or description" aria-label="Filter columns">
@@ -58,9 +44,8 @@ ${columns.map(columnRow).join('\n')}
 </table>
 <p id="none" hidden>No column matches.</p>
 <details id="raw"><summary>Raw JSON schema</summary><pre>${escapeHtml(JSON.stringify(envelope, null, 2))}</pre></details>
-<script nonce="${sources.nonce}" src="${escapeHtml(sources.script)}"></script>
-</body>
-</html>`;
+`;
+  return webviewDocument({ ...sources, title: `${namespace}.${table}`, body });
 }
 
 function columnRow(c: Column): string {

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { EXIT } from '../../../src/cli/exitCodes';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { runDq, type CliRun } from '../../support/cliHarness';
-import { tryMountTmpfs, unmount, type TmpfsOptions } from '../../support/tmpfsMount';
+import { tmpfsForSuite, type TmpfsOptions } from '../../support/tmpfsMount';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 
@@ -64,24 +64,8 @@ describe('dq and local file-system failures', function () {
     assert.deepEqual(await fs.readdir(tmp), [], 'the folders it made are gone too');
   });
 
-  /** A tmpfs mounted for one test; the test skips, saying why, when it cannot be mounted. */
-  function withTmpfs(name: string, options: TmpfsOptions): () => string {
-    let mount = '';
-    let mounted = false;
-    before(async function () {
-      mount = path.join(tmp, name);
-      const reason = await tryMountTmpfs(mount, options);
-      if (reason) {
-        console.log(`      skipped: ${reason}`);
-        this.skip();
-      }
-      mounted = true;
-    });
-    after(() => {
-      if (mounted) unmount(mount);
-    });
-    return () => mount;
-  }
+  /** A tmpfs mounted for one suite; it skips, saying why, when it cannot be mounted. */
+  const withTmpfs = (name: string, options: TmpfsOptions): (() => string) => tmpfsForSuite(() => path.join(tmp, name), options);
 
   describe('on a full disk', () => {
     const mount = withTmpfs('full', { sizeKiB: 128 });

@@ -2,7 +2,7 @@
 // highest byte reached, refused links, local disk failures and all-or-nothing renames.
 
 import * as assert from 'node:assert/strict';
-import { readdirSync, unlinkSync, promises as fs } from 'node:fs';
+import { mkdtempSync, readdirSync, unlinkSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -13,7 +13,7 @@ import type { DownloadProgress } from '../../../src/client/types';
 import { completeJob as job, listDir as listFolder, noise, sha256 as sha, startDownloadBench, type DownloadBench } from '../../support/downloadBench';
 import { FakeClock } from '../../support/fakeClock';
 import type { LoopbackService } from '../../support/loopbackServer';
-import { tryMountTmpfs, unmount } from '../../support/tmpfsMount';
+import { tmpfsForSuite } from '../../support/tmpfsMount';
 
 async function failure(p: Promise<unknown>): Promise<DqError> {
   const err = await p.then(
@@ -183,33 +183,18 @@ describe('download hardening', function () {
   });
 
   describe('local disk failures', () => {
-    let mount: string;
-    let skipReason: string | undefined;
-
-    before(async function () {
-      mount = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-full-'));
-      skipReason = await tryMountTmpfs(mount, { sizeKiB: 64 });
-      if (skipReason) {
-        console.log(`      skipped: ${skipReason}`);
-        this.skip();
-      }
-    });
-
-    after(async () => {
-      if (!skipReason) unmount(mount);
-      await fs.rm(mount, { recursive: true, force: true });
-    });
+    const fullDisk = tmpfsForSuite(() => mkdtempSync(path.join(os.tmpdir(), 'dq-full-')), { sizeKiB: 64 });
 
     it('a full disk is an io error naming the folder, not retried, leaving nothing', async () => {
       service.objects.set('big', noise(400_000, 9));
-      const target = path.join(mount, 'results');
+      const target = path.join(fullDisk(), 'results');
       const err = await failure(clock.run(client.downloadJob(job('big'), { dir: target, format: 'parquet' })));
       assert.equal(err.kind, 'io');
       assert.match(err.message, /disk is full \(ENOSPC\)/);
       assert.ok(err.message.includes(target), err.message);
       assert.doesNotMatch(err.describe(), /proxy|network/i);
       assert.equal(service.requestsFor('big').length, 1, 'a local failure is not retried');
-      assert.deepEqual(await listDir(mount), [], 'no partial file, no folder made for it');
+      assert.deepEqual(await listDir(fullDisk()), [], 'no partial file, no folder made for it');
     });
   });
 });

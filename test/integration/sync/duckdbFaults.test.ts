@@ -13,7 +13,7 @@ import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
-import { tryMountTmpfs, unmount } from '../../support/tmpfsMount';
+import { tmpfsForSuite } from '../../support/tmpfsMount';
 import { assertSameRows, dqEnvOf, syncedRows, SyncFixture, syncInto, withTarget, type TableRows } from './syncFixture';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
@@ -113,24 +113,11 @@ describe('sync cut short while it applies', function () {
   });
 
   describe('on a disk that fills', () => {
-    let mount = '';
-    let mounted = false;
-    before(async function () {
-      mount = path.join(fixture.dir, 'small-disk');
-      // room for the first, small load, not for the whole log table
-      const reason = await tryMountTmpfs(mount, { sizeKiB: 6 * 1024 });
-      if (reason) {
-        console.log(`      skipped: ${reason}`);
-        this.skip();
-      }
-      mounted = true;
-    });
-    after(() => {
-      if (mounted) unmount(mount);
-    });
+    // room for the first, small load, not for the whole log table
+    const smallDisk = tmpfsForSuite(() => path.join(fixture.dir, 'small-disk'), { sizeKiB: 6 * 1024 });
 
     it('fails that table with an io error naming the database, keeps the last run, and syncs once there is room', async () => {
-      const file = path.join(mount, 'sync.duckdb');
+      const file = path.join(smallDisk(), 'sync.duckdb');
       const [first] = await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], until: early });
       assert.equal(first.outcome, 'synced');
       const reports = await sync(file, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until: early, workDir: fixture.dir });
