@@ -30,7 +30,7 @@ export interface EngineOptions {
   hostScript: string;
   /** where the engine spills and keeps converted results (inside the extension's storage) */
   tempDir: string;
-  /** default 512 */
+  /** DuckDB's memory limit; default 256 (queries beyond it spill to `tempDir` where they can) */
   memoryLimitMb?: number;
   /** default 2 */
   threads?: number;
@@ -49,6 +49,7 @@ interface Pending {
 }
 
 const DEFAULT_IDLE_MS = 5 * 60_000;
+export const DEFAULT_MEMORY_LIMIT_MB = 256;
 
 export class EngineClient {
   private child?: ChildProcess;
@@ -64,9 +65,11 @@ export class EngineClient {
   private idleTimer?: NodeJS.Timeout;
   private disposed = false;
   private readonly logger: Logger;
+  private memoryLimitMb: number;
 
   constructor(private readonly options: EngineOptions) {
     this.logger = options.logger ?? nullLogger;
+    this.memoryLimitMb = options.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
   }
 
   /** The engine process's id while it runs. */
@@ -115,6 +118,13 @@ export class EngineClient {
   ): Promise<{ rows: number; path: string }> {
     if ('handle' in source) await this.reopen(source.handle, signal);
     return this.call('export', { source, target }, signal, onProgress);
+  }
+
+  /** A new memory limit: at once in a running engine, and for every later start. */
+  async setMemoryLimit(mb: number): Promise<void> {
+    if (mb === this.memoryLimitMb) return;
+    this.memoryLimitMb = mb;
+    if (this.child && !this.disposed) await this.call('configure', { memoryLimitMb: mb });
   }
 
   async closeHandle(handle: string): Promise<void> {
@@ -182,7 +192,7 @@ export class EngineClient {
   private start(): Promise<ChildProcess> {
     const settings: HostSettings = {
       tempDir: this.options.tempDir,
-      memoryLimitMb: this.options.memoryLimitMb ?? 512,
+      memoryLimitMb: this.memoryLimitMb,
       threads: this.options.threads ?? 2,
     };
     return new Promise((resolve, reject) => {

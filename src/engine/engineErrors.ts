@@ -25,7 +25,7 @@ const NEXT_STEP: Record<EngineErrorKind, string> = {
   binding: '',
   corrupt: 'Download the job again; if it still fails, the file is not a complete result.',
   syntax: 'Correct the SQL and run it again.',
-  outOfMemory: 'Filter the result or select fewer columns, or raise the engine memory limit.',
+  outOfMemory: 'Filter the result or select fewer columns, or raise the setting dataQuery.preview.memoryLimitMb.',
   cancelled: '',
   crashed: 'Try again: the next action starts the engine afresh.',
   io: 'Check that the files still exist and can be read, and that the target folder is writable.',

@@ -76,6 +76,8 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
     }
     case 'closeHandle':
       return engine.closeHandle((params as RequestParams['closeHandle']).handle);
+    case 'configure':
+      return engine.setMemoryLimit((params as RequestParams['configure']).memoryLimitMb);
   }
 }
 

@@ -105,6 +105,7 @@ export interface RequestParams {
   listViews: Record<string, never>;
   export: { source: ExportSource; target: ExportTarget };
   closeHandle: { handle: string };
+  configure: { memoryLimitMb: number };
 }
 
 export interface RequestResults {
@@ -116,6 +117,7 @@ export interface RequestResults {
   listViews: { name: string; columns: ResultColumn[] }[];
   export: { rows: number; path: string };
   closeHandle: void;
+  configure: void;
 }
 
 export type Method = keyof RequestParams;

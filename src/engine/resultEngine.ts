@@ -243,6 +243,16 @@ export class ResultEngine {
     }));
   }
 
+  /** DuckDB's memory limit from now on (the setting changed while the engine runs). */
+  async setMemoryLimit(mb: number): Promise<void> {
+    const conn = await this.db.connect();
+    try {
+      await conn.run(`SET GLOBAL memory_limit = '${Math.floor(mb)}MB'`);
+    } finally {
+      conn.closeSync();
+    }
+  }
+
   async closeHandle(id: string): Promise<void> {
     const result = this.results.get(id);
     if (!result) return;

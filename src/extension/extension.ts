@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { DataQueryClient } from '../client/dataQueryClient';
 import { createDispatcher } from '../client/dispatcher';
 import { startEmulator } from '../emulator/emulator';
-import { EngineClient } from '../engine/engineClient';
+import { DEFAULT_MEMORY_LIMIT_MB, EngineClient } from '../engine/engineClient';
 import { systemClock } from '../core/clock';
 import { SchemaCache } from '../core/schemaCache';
 import type { JobsModel } from '../jobs/jobsModel';
@@ -91,8 +91,15 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   const engine = new EngineClient({
     hostScript: context.asAbsolutePath(path.join('dist', 'engineHost.js')),
     tempDir: path.join(context.globalStorageUri.fsPath, 'engine'),
+    memoryLimitMb: engineMemoryLimitMb(),
     logger,
   });
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('dataQuery.preview.memoryLimitMb')) return;
+      engine.setMemoryLimit(engineMemoryLimitMb()).catch((err: unknown) => logger.warn(`The SQL engine kept its memory limit: ${err instanceof Error ? err.message : String(err)}`));
+    }),
+  );
   context.subscriptions.push(
     ...registerPreview({ engine, jobs: jobDownloads(jobs.model, schemaFromConnections(store, pool), logger), extensionUri: context.extensionUri, logger }),
   );
@@ -107,6 +114,12 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   };
   logger.info(`Data Query Explorer ${version} activated.`);
   return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages };
+}
+
+/** The engine's memory limit from the settings, at least 64 MiB. */
+function engineMemoryLimitMb(): number {
+  const mb = vscode.workspace.getConfiguration('dataQuery.preview').get<number>('memoryLimitMb', DEFAULT_MEMORY_LIMIT_MB);
+  return Number.isFinite(mb) ? Math.max(64, Math.floor(mb)) : DEFAULT_MEMORY_LIMIT_MB;
 }
 
 export async function deactivate(): Promise<void> {
