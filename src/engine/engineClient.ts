@@ -34,6 +34,8 @@ export interface EngineOptions {
   memoryLimitMb?: number;
   /** default 2 */
   threads?: number;
+  /** how much the kept copies of results may take on disk together, in MiB; default 4096, 0 keeps none */
+  keptCopiesMb?: number;
   /** stop the process after this long without a call; default 5 minutes */
   idleMs?: number;
   logger?: Logger;
@@ -50,6 +52,7 @@ interface Pending {
 
 const DEFAULT_IDLE_MS = 5 * 60_000;
 export const DEFAULT_MEMORY_LIMIT_MB = 256;
+export const DEFAULT_KEPT_COPIES_MB = 4096;
 
 export class EngineClient {
   private child?: ChildProcess;
@@ -66,10 +69,12 @@ export class EngineClient {
   private disposed = false;
   private readonly logger: Logger;
   private memoryLimitMb: number;
+  private keptCopiesMb: number;
 
   constructor(private readonly options: EngineOptions) {
     this.logger = options.logger ?? nullLogger;
     this.memoryLimitMb = options.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
+    this.keptCopiesMb = options.keptCopiesMb ?? DEFAULT_KEPT_COPIES_MB;
   }
 
   /** The engine process's id while it runs. */
@@ -120,11 +125,20 @@ export class EngineClient {
     return this.call('export', { source, target }, signal, onProgress);
   }
 
-  /** A new memory limit: at once in a running engine, and for every later start. */
-  async setMemoryLimit(mb: number): Promise<void> {
-    if (mb === this.memoryLimitMb) return;
-    this.memoryLimitMb = mb;
-    if (this.child && !this.disposed) await this.call('configure', { memoryLimitMb: mb });
+  /**
+   * Copies a result into the engine's own table and keeps the copy (see keptCopies.ts), so its
+   * first preview sorts and pages at once. Resolves when the copy is complete; cancellable.
+   */
+  async prepare(source: ResultSource, signal?: AbortSignal): Promise<{ rows: number; kept: boolean }> {
+    return this.call('prepare', { handle: `p${this.nextHandle++}`, source }, signal);
+  }
+
+  /** New settings: at once in a running engine, and for every later start. */
+  async configure(changes: { memoryLimitMb?: number; keptCopiesMb?: number }): Promise<void> {
+    const changed: typeof changes = {};
+    if (changes.memoryLimitMb !== undefined && changes.memoryLimitMb !== this.memoryLimitMb) changed.memoryLimitMb = this.memoryLimitMb = changes.memoryLimitMb;
+    if (changes.keptCopiesMb !== undefined && changes.keptCopiesMb !== this.keptCopiesMb) changed.keptCopiesMb = this.keptCopiesMb = changes.keptCopiesMb;
+    if (Object.keys(changed).length > 0 && this.child && !this.disposed) await this.call('configure', changed);
   }
 
   async closeHandle(handle: string): Promise<void> {
@@ -194,6 +208,7 @@ export class EngineClient {
       tempDir: this.options.tempDir,
       memoryLimitMb: this.memoryLimitMb,
       threads: this.options.threads ?? 2,
+      keptCopiesMb: this.keptCopiesMb,
     };
     return new Promise((resolve, reject) => {
       const child = fork(this.options.hostScript, [JSON.stringify(settings)], {

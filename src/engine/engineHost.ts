@@ -6,6 +6,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toEngineError } from './engineErrors';
 import type { FromHost, HostSettings, RequestParams, ToHost } from './engineProtocol';
+import { KeptCopies } from './keptCopies';
 import { ENGINE_SETTINGS, ResultEngine, type Work } from './resultEngine';
 import { isProcessRunning } from '../core/processAlive';
 
@@ -76,8 +77,12 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
     }
     case 'closeHandle':
       return engine.closeHandle((params as RequestParams['closeHandle']).handle);
+    case 'prepare': {
+      const p = params as RequestParams['prepare'];
+      return engine.prepare(work, p.handle, p.source);
+    }
     case 'configure':
-      return engine.setMemoryLimit((params as RequestParams['configure']).memoryLimitMb);
+      return engine.configure(params as RequestParams['configure']);
   }
 }
 
@@ -101,7 +106,8 @@ async function main(): Promise<void> {
   await setup.run("SET GLOBAL TimeZone = 'UTC'");
   for (const setting of ENGINE_SETTINGS) await setup.run(setting);
   setup.closeSync();
-  const engine = new ResultEngine(db, duckdb.StatementType as unknown as Record<number, string>, workDir, log);
+  const kept = new KeptCopies(join(settings.tempDir, 'copies'), settings.keptCopiesMb ?? 0, log);
+  const engine = new ResultEngine(db, duckdb.StatementType as unknown as Record<number, string>, workDir, log, kept);
 
   const inFlight = new Map<number, Work>();
   const interrupters = new Map<number, NodeJS.Timeout>();

@@ -93,6 +93,8 @@ export interface HostSettings {
   tempDir: string;
   memoryLimitMb: number;
   threads: number;
+  /** how much the kept copies of results may take together (`<tempDir>/copies`); 0 keeps none */
+  keptCopiesMb: number;
 }
 
 /** Each request names its method and carries that method's parameters. */
@@ -105,7 +107,9 @@ export interface RequestParams {
   listViews: Record<string, never>;
   export: { source: ExportSource; target: ExportTarget };
   closeHandle: { handle: string };
-  configure: { memoryLimitMb: number };
+  /** settings changed while the engine runs */
+  configure: Partial<Pick<HostSettings, 'memoryLimitMb' | 'keptCopiesMb'>>;
+  prepare: { handle: string; source: ResultSource };
 }
 
 export interface RequestResults {
@@ -118,6 +122,8 @@ export interface RequestResults {
   export: { rows: number; path: string };
   closeHandle: void;
   configure: void;
+  /** `kept`: the copy is kept now (false while a preview still has the result open: it is kept when that closes) */
+  prepare: { rows: number; kept: boolean };
 }
 
 export type Method = keyof RequestParams;

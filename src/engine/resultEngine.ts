@@ -14,6 +14,8 @@
 // - a sort reads the copied rows from the table and the others from their files, ties broken
 //   by each row's place, as the complete table breaks them: the order never changes;
 // - a filter reads the files, which keep the result's order.
+// A complete copy is kept when its result closes, and the next open of the same files attaches
+// it instead of copying them again (keptCopies.ts); opening files already open shares them.
 // Once complete, everything is read from the table: a sort or a filter as a top-N whose other
 // columns DuckDB reads late, for the rows it keeps; deeper into the view, by the view's row
 // positions (the rowids in its order), kept in a table built on the first page that far down.
@@ -27,6 +29,7 @@ import { performance } from 'node:perf_hooks';
 import { EngineError, toEngineError } from './engineErrors';
 import type { AttachedDatabase, ExportSource, ExportTarget, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
 import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type ReadResult, type Reads } from './resultQueries';
+import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
 import { inspectFiles } from './sourceFiles';
@@ -47,6 +50,12 @@ interface OpenResult extends ReadResult {
   /** `firstRows` are all the rows there are */
   allRowsRead: boolean;
   store: ResultStore;
+  /** names the files as they are (keptCopies.ts): a result open under several handles is one */
+  key?: string;
+  /** the handles this result is open under */
+  holders: number;
+  /** why the copy stopped short, when it did */
+  copyFailure?: string;
   closed: boolean;
   conversion?: Promise<void>;
   converting?: DuckDBConnection;
@@ -105,11 +114,20 @@ export class ResultEngine {
     private readonly statementKinds: Record<number, string>,
     private readonly workDir: string,
     private readonly log: (message: string) => void,
+    private readonly kept: KeptCopies,
   ) {}
 
   async open(work: Work, id: string, source: ResultSource): Promise<OpenedResult> {
     await this.closeHandle(id);
+    const key = await this.kept.keyOf(source, source.format ?? '');
+    const open = key === undefined ? undefined : [...this.results.values()].find((r) => r.key === key && !r.closed);
+    if (open) {
+      open.holders++;
+      this.results.set(id, open);
+      return { handle: id, columns: open.columns, typesInferred: source.schema === undefined };
+    }
     const plan = await this.plan(work, source);
+    const keeping = key !== undefined && this.kept.enabled ? { copies: this.kept, key } : undefined;
     const result: OpenResult = {
       id,
       view: quoteIdent(`dq_result_${id}`),
@@ -117,13 +135,17 @@ export class ResultEngine {
       perFile: plan.perFile,
       firstRows: [],
       allRowsRead: false,
-      store: new ResultStore(this.db, (task) => this.oneAtATime(task), join(this.workDir, `result-${id}.duckdb`), `dq_store_${id}`, plan.fileCount),
+      store: new ResultStore(this.db, (task) => this.oneAtATime(task), join(this.workDir, `result-${id}.duckdb`), `dq_store_${id}`, plan.fileCount, keeping),
+      key,
+      holders: 1,
       closed: false,
       copyingFile: false,
       gaveWay: false,
       unpacked: plan.unpacked,
     };
     try {
+      const keptAt = key === undefined ? undefined : await this.kept.find(key);
+      if (keptAt && (await result.store.adopt(keptAt))) this.log(`result ${id}: the kept copy of its ${result.store.convertedRows} rows is used`);
       await this.run(work, async (conn) => {
         await conn.run(`CREATE OR REPLACE VIEW ${result.view} AS ${plan.sql}`);
         const first = result.perFile && result.perFile.length > 1 ? `(${result.perFile[0]})` : result.view;
@@ -138,8 +160,33 @@ export class ResultEngine {
       else result.store.fileRows[0] = result.firstRows.length;
     }
     this.results.set(id, result);
-    result.conversion = this.convert(result);
+    result.conversion = result.store.complete ? Promise.resolve() : this.convert(result);
     return { handle: id, columns: plan.columns, typesInferred: source.schema === undefined };
+  }
+
+  /**
+   * Opens a result, waits until its copy is complete and closes it again, so the copy is kept
+   * for its first preview. Cancelling stops the copy (nothing is kept).
+   */
+  async prepare(work: Work, id: string, source: ResultSource): Promise<{ rows: number; kept: boolean }> {
+    await this.open(work, id, source);
+    const result = this.result(id);
+    let rows: number;
+    try {
+      let poll: NodeJS.Timeout | undefined;
+      const cancelled = new Promise<void>((resolve) => (poll = setInterval(() => work.cancelled && resolve(), PROGRESS_MS)));
+      try {
+        await Promise.race([result.conversion, cancelled]);
+      } finally {
+        clearInterval(poll);
+      }
+      if (work.cancelled) throw new EngineError('cancelled', 'The copy was cancelled.');
+      if (!result.store.complete) throw new EngineError('io', `The result could not be copied: ${result.copyFailure ?? 'it was closed'}.`);
+      rows = result.store.convertedRows;
+    } finally {
+      await this.closeHandle(id);
+    }
+    return { rows, kept: result.store.kept };
   }
 
   page(work: Work, id: string, view: View, offset: number, limit: number): Promise<Page> {
@@ -243,11 +290,16 @@ export class ResultEngine {
     }));
   }
 
-  /** DuckDB's memory limit from now on (the setting changed while the engine runs). */
-  async setMemoryLimit(mb: number): Promise<void> {
+  /** Settings changed while the engine runs: DuckDB's memory limit, the kept copies' budget. */
+  async configure(changes: { memoryLimitMb?: number; keptCopiesMb?: number }): Promise<void> {
+    if (changes.keptCopiesMb !== undefined) {
+      this.kept.budgetMb = changes.keptCopiesMb;
+      await this.kept.trim(new Set([...this.results.values()].map((r) => r.store.path)));
+    }
+    if (changes.memoryLimitMb === undefined) return;
     const conn = await this.db.connect();
     try {
-      await conn.run(`SET GLOBAL memory_limit = '${Math.floor(mb)}MB'`);
+      await conn.run(`SET GLOBAL memory_limit = '${Math.floor(changes.memoryLimitMb)}MB'`);
     } finally {
       conn.closeSync();
     }
@@ -257,11 +309,13 @@ export class ResultEngine {
     const result = this.results.get(id);
     if (!result) return;
     this.results.delete(id);
+    if (--result.holders > 0) return;
     result.closed = true;
     result.converting?.interrupt();
     result.closing?.();
     await result.conversion;
     await this.drop(result);
+    if (result.store.kept) await this.kept.trim(new Set([...this.results.values()].map((r) => r.store.path)));
   }
 
   /** Runs `task` with `database` attached and as the connection's default catalog. */
@@ -422,7 +476,8 @@ export class ResultEngine {
       });
       if (result.store.complete) this.log(`result ${result.id}: ${result.store.convertedRows} rows copied in ${Math.round(performance.now() - started)} ms`);
     } catch (err) {
-      if (!result.closed) this.log(`result ${result.id} stays read from its files beyond row ${result.store.convertedRows}: ${toEngineError(err).message}`);
+      result.copyFailure = toEngineError(err).message;
+      if (!result.closed) this.log(`result ${result.id} stays read from its files beyond row ${result.store.convertedRows}: ${result.copyFailure}`);
     } finally {
       result.converting = undefined;
       conn?.closeSync();

@@ -4,7 +4,9 @@
 // only while the copy or a request uses it: detaching drops the blocks DuckDB cached for it,
 // so during the copy the engine holds about one file's worth of work however large the result.
 // Once the copy is complete the file stays attached (DuckDB then caches the blocks queries
-// read, within the engine's memory limit) until the result is closed; then it is deleted.
+// read, within the engine's memory limit) until the result is closed; then it is kept for the
+// next open of the same files (keptCopies.ts) or, when copies are not kept, deleted. A copy
+// records each file's row count in a table of its own, so a kept copy is whole again at once.
 //
 // A page sorted or filtered deep into the result (beyond what a top-N keeps) reads the view's
 // row positions: the rowids in the view's order, kept in a table built on the first such page.
@@ -12,6 +14,7 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { rm } from 'node:fs/promises';
 import { EngineError } from './engineErrors';
+import type { KeptCopies } from './keptCopies';
 import { quoteIdent, quoteString, type BoundSql } from './sqlText';
 
 /** Runs catalog changes (ATTACH, DETACH) one at a time. */
@@ -39,9 +42,19 @@ interface Positions {
   readers: number;
 }
 
+/** Where a complete copy is kept when its result closes. */
+export interface Keeping {
+  copies: KeptCopies;
+  key: string;
+}
+
 export class ResultStore {
   /** `"alias".rows` */
   readonly table: string;
+  /** the database file: in the engine's work folder while it is made, then where it is kept */
+  path: string;
+  /** the file is a kept copy (it outlives the result) */
+  kept = false;
   /** each file's row count, once the conversion or a count has read it */
   readonly fileRows: (number | undefined)[];
   /** the files copied so far: their rows are the table's first `convertedRows` rows */
@@ -60,10 +73,12 @@ export class ResultStore {
   constructor(
     private readonly db: DuckDBInstance,
     private readonly catalog: CatalogLock,
-    readonly path: string,
+    path: string,
     private readonly alias: string,
     fileCount: number,
+    private readonly keeping?: Keeping,
   ) {
+    this.path = path;
     this.table = `${quoteIdent(alias)}.rows`;
     this.fileRows = new Array<number | undefined>(fileCount).fill(undefined);
   }
@@ -96,11 +111,47 @@ export class ResultStore {
         this.convertedFiles = ++i;
       }
     }
+    const counts = quoteString(JSON.stringify({ rows: this.convertedRows, fileRows: this.fileRows }));
+    await this.use(() => conn.run(`CREATE TABLE ${this.countsTable} AS SELECT ${counts} AS counts`));
     await this.catalog(async () => {
       if (this.closed) return;
       this.complete = true;
       await this.attach();
     });
+  }
+
+  /**
+   * Takes the kept copy at `path` as this result's complete table. False when it cannot be
+   * read: then it is discarded, unless another engine holds it, and the result is copied anew.
+   */
+  async adopt(path: string): Promise<boolean> {
+    const made = this.path;
+    try {
+      await this.catalog(async () => {
+        this.path = path;
+        await this.attach();
+        const conn = await this.db.connect();
+        try {
+          const [[text]] = (await conn.runAndReadAll(`SELECT counts FROM ${this.countsTable}`)).getRowsJson();
+          const counts = JSON.parse(String(text)) as { rows: number; fileRows: (number | null)[] };
+          if (counts.fileRows.length !== this.fileRows.length) throw new Error('the copy has another number of files');
+          counts.fileRows.forEach((rows, i) => (this.fileRows[i] = rows ?? undefined));
+          this.convertedRows = counts.rows;
+        } finally {
+          conn.closeSync();
+        }
+        this.convertedFiles = this.fileRows.length;
+        this.complete = true;
+        this.kept = true;
+      });
+      return true;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await this.catalog(() => this.detach()).catch(() => undefined);
+      this.path = made;
+      if (!/conflicting lock|could not set lock/i.test(message)) await this.keeping?.copies.discard(path);
+      return false;
+    }
   }
 
   /** Runs `task` with the file attached as `alias`. */
@@ -139,15 +190,37 @@ export class ResultStore {
     }
   }
 
-  /** Waits for the requests using the file, then detaches and deletes it. */
+  /**
+   * Waits for the requests using the file, then detaches it and keeps it when it is complete
+   * (without the views' row positions), else deletes it.
+   */
   async close(): Promise<void> {
     const idle = await this.catalog(async () => {
       this.closed = true;
       return this.users === 0 ? undefined : new Promise<void>((resolve) => (this.whenIdle = resolve));
     });
     await idle;
-    await this.catalog(() => this.detach());
+    const keep = this.complete && this.keeping !== undefined && this.keeping.copies.enabled;
+    await this.catalog(async () => {
+      if ((keep || this.kept) && this.attached && this.positions.size > 0) {
+        const tables = [...this.positions.values()].map((p) => p.table);
+        this.positions.clear();
+        for (const table of tables) await this.onOwnConnection(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+      }
+      await this.detach();
+    });
+    if (this.kept) return;
+    const keptAt = keep ? await this.keeping!.copies.keep(this.path, this.keeping!.key) : undefined;
+    if (keptAt) {
+      this.path = keptAt;
+      this.kept = true;
+      return;
+    }
     await Promise.all([this.path, `${this.path}.wal`].map((f) => rm(f, { force: true })));
+  }
+
+  private get countsTable(): string {
+    return `${quoteIdent(this.alias)}.dq_copy_counts`;
   }
 
   private positionsOf(conn: DuckDBConnection, order: BoundSql): Positions {
@@ -157,7 +230,7 @@ export class ResultStore {
       const table = `${quoteIdent(this.alias)}.${quoteIdent(`positions_${++this.positionTables}`)}`;
       const ready = (async () => {
         try {
-          await conn.run(`CREATE TABLE ${table} (rid BIGINT)`);
+          await conn.run(`CREATE OR REPLACE TABLE ${table} (rid BIGINT)`);
           await conn.run(`INSERT INTO ${table} SELECT rowid FROM ${this.table}${order.sql}`, order.params);
         } catch (err) {
           await conn.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);

@@ -111,7 +111,7 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
       assert.match(message, /dataQuery\.preview\.memoryLimitMb/, 'the message names the setting that raises the limit');
       assert.deepEqual((await small.sql('SELECT 1 AS one', 0, 1)).rows, [[1]]);
       const pid = small.processId;
-      await small.setMemoryLimit(4096);
+      await small.configure({ memoryLimitMb: 4096 });
       assert.equal(small.processId, pid, 'the running engine takes the new limit');
       assert.ok(Number((await small.sql(huge, 0, 1)).rows[0][0]) > 20_000_000);
     } finally {

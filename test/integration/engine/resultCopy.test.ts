@@ -6,46 +6,10 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import type { SchemaEnvelope } from '../../../src/core/contract';
-import type { Logger } from '../../../src/core/logger';
-import type { EngineClient } from '../../../src/engine/engineClient';
 import { isEngineError } from '../../../src/engine/engineErrors';
 import type { ResultSource, View } from '../../../src/engine/engineProtocol';
+import { BY_SCORE, FILE_ROWS, idsOf, range, row, score, sortedIds, TOTAL, withEngine, writeResult, type LoggedEngine } from './copiedResult';
 import { SampleResults } from './sampleResults';
-
-/** rows of each file: the first and last span several row groups (122,880 rows each) */
-const FILE_ROWS = [260_000, 7, 150_000];
-const TOTAL = FILE_ROWS.reduce((a, b) => a + b, 0);
-/** 0 to 999 with every tenth row null: about 420 rows share each value */
-const score = (id: number): number | null => (id % 10 === 3 ? null : (id * 7919) % 1000);
-const BY_SCORE: View = { sort: [{ column: 'value.score', descending: true }] };
-const COPIED = /result r\d+: \d+ rows copied/;
-
-const SCHEMA: SchemaEnvelope = {
-  version: 1,
-  schema: {
-    type: 'object',
-    properties: {
-      key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } }, required: ['id'] },
-      value: { type: 'object', properties: { score: { type: 'integer', format: 'int64' }, label: { type: 'string' } } },
-      meta: { type: 'object', properties: { action: { type: 'string' }, ts: { type: 'string', format: 'date-time' } } },
-    },
-  },
-};
-
-/** The rows as the engine shows them: key.id, value.score, value.label, meta.action, meta.ts. */
-function row(id: number): unknown[] {
-  const s = score(id);
-  return [String(id), s === null ? null : String(s), `label ${id % 97}`, 'U', '2026-11-20T08:00:00Z'];
-}
-
-/** Ids in the order of the sort by score (descending, nulls last), ties in the result's order. */
-function sortedIds(): number[] {
-  const ids = Array.from({ length: TOTAL }, (_, i) => i);
-  const rank = (id: number): number => score(id) ?? -1;
-  return ids.sort((a, b) => rank(b) - rank(a) || a - b);
-}
 
 describe('engine: a result read while it is copied into its own table', function () {
   this.timeout(120_000);
@@ -55,58 +19,18 @@ describe('engine: a result read while it is copied into its own table', function
 
   before(async () => {
     results = await SampleResults.start();
-    const paths: string[] = [];
-    let id = 0;
-    for (const [i, rows] of FILE_ROWS.entries()) {
-      const lines: string[] = [];
-      for (let r = 0; r < rows; r++, id++) {
-        lines.push(JSON.stringify({ meta: { action: 'U', ts: '2026-11-20T08:00:00Z' }, key: { id }, value: { score: score(id), label: `label ${id % 97}` } }));
-      }
-      const file = path.join(results.dir, `part-${i}.jsonl.gz`);
-      await fs.writeFile(file, gzipSync(`${lines.join('\n')}\n`));
-      paths.push(file);
-    }
-    source = { paths, schema: SCHEMA };
+    source = await writeResult(results.dir);
   });
 
   after(async () => {
     await results.close();
   });
 
-  /** An engine whose log tells when a result's copy is complete (or has failed). */
-  function engineWithLog(): { engine: EngineClient; copied: () => Promise<void>; log: string[] } {
-    const log: string[] = [];
-    let resolve: () => void = () => undefined;
-    let reject: (err: Error) => void = () => undefined;
-    const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-    done.catch(() => undefined);
-    const note = (message: string): void => {
-      log.push(message);
-      if (COPIED.test(message)) resolve();
-      if (/stays read from its files/.test(message)) reject(new Error(message));
-    };
-    const logger: Logger = { debug: note, info: note, warn: note, error: note, trace: note };
-    return { engine: results.engine({ logger }), copied: () => done, log };
-  }
-
-  /** Runs `test` with a fresh engine, disposed afterwards. */
-  async function withEngine(test: (e: ReturnType<typeof engineWithLog>) => Promise<void>): Promise<void> {
-    const e = engineWithLog();
-    try {
-      await test(e);
-    } finally {
-      await e.engine.dispose();
-    }
-  }
-
-  async function idsOf(engine: EngineClient, handle: string, view: View, offset: number, limit: number): Promise<number[]> {
-    return (await engine.page(handle, view, offset, limit)).rows.map((r) => Number(r[0]));
-  }
-
-  const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+  // copies are not kept: every open copies the result anew, as these tests watch it do
+  const fresh = (test: (e: LoggedEngine) => Promise<void>): Promise<void> => withEngine(results, { keptCopiesMb: 0 }, test);
 
   it('answers pages, far pages, sorts and counts alike before, during and after the copy', () =>
-    withEngine(async ({ engine, copied }) => {
+    fresh(async ({ engine, copied }) => {
       const opened = await engine.open(source);
       const check = async (when: string): Promise<void> => {
         assert.deepEqual((await engine.page(opened.handle, {}, 0, 3)).rows, [row(0), row(1), row(2)], when);
@@ -137,7 +61,7 @@ describe('engine: a result read while it is copied into its own table', function
     }));
 
   it('exports a sorted view in the same order before and after the copy', () =>
-    withEngine(async ({ engine, copied }) => {
+    fresh(async ({ engine, copied }) => {
       const opened = await engine.open(source);
       const view: View = { ...BY_SCORE, filters: [{ column: 'value.score', op: '>', value: '995' }] };
       const expected = sorted.filter((id) => (score(id) ?? -1) > 995).map(String);
@@ -152,7 +76,7 @@ describe('engine: a result read while it is copied into its own table', function
     }));
 
   it('cancels a request while the copy goes on, and the copy still completes', () =>
-    withEngine(async ({ engine, copied }) => {
+    fresh(async ({ engine, copied }) => {
       const opened = await engine.open(source);
       const abort = new AbortController();
       const sorting = engine.page(opened.handle, BY_SCORE, 0, 200, abort.signal);
@@ -167,8 +91,8 @@ describe('engine: a result read while it is copied into its own table', function
       assert.deepEqual(await idsOf(engine, opened.handle, BY_SCORE, 0, 5), sorted.slice(0, 5));
     }));
 
-  it('deletes the copy when the result is closed, also while it is being made', () =>
-    withEngine(async ({ engine, copied, log }) => {
+  it('deletes the copy when the result is closed and copies are not kept, also while it is being made', () =>
+    fresh(async ({ engine, copied, log }) => {
       const workFiles = async (): Promise<string[]> => {
         const root = path.join(results.dir, 'engine');
         const dirs = (await fs.readdir(root)).filter((d) => d.startsWith('engine-'));
