@@ -2,12 +2,13 @@
 // through the engine client exactly as the preview drives it (open, first window of rows, the
 // row count asked at once, then a sort and a window far down, each asked twice: at once, while
 // the engine still copies the result into its own table in the background, and once that copy
-// is complete; then two windows deep into the sort), the engine process's peak memory at two
+// is complete; then two windows deep into the sort), the same questions on a result copied for
+// its preview right after its download (prepared), the engine process's peak memory at two
 // result sizes, and the extension host side's (the engine client reading windows over the whole
 // result) against a bare Node process. Baseline: a bare DuckDB in a fresh process, one
 // statement per question, as a person would ask a DuckDB shell.
 
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -95,6 +96,7 @@ export const previewFigure: Figure = {
       ctx.log(`preview: first rows ${first.coldMs.toFixed(0)} ms (engine running: ${first.warmMs.toFixed(0)} ms), bare DuckDB ${bareFirst[i].ms.toFixed(0)} ms (statement ${bareFirst[i].statementMs.toFixed(0)} ms)`);
     }
     const ours = await session(ctx, large.source);
+    const ready = await preparedSession(ctx, large.source, ours.farOffset, ours.deepOffset);
     const bareCount = await bare(ctx, `SELECT count(*) FROM ${reader(large.source)}`);
     const bareSort = await bare(ctx, `SELECT * FROM ${reader(large.source)} ORDER BY value.duration_ms DESC NULLS LAST LIMIT ${WINDOW_ROWS}`);
     const bareFar = await bare(ctx, `SELECT * FROM ${reader(large.source)} LIMIT ${WINDOW_ROWS} OFFSET ${ours.farOffset}`);
@@ -116,6 +118,13 @@ export const previewFigure: Figure = {
       compared('the same far window once copied', ours.farAgainMs, 'ms', duck(bareFar.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
       compared(`the same sort, rows from ${ours.deepOffset}, once copied`, ours.deepMs, 'ms', duck(bareDeep.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
       compared('the same sort, the window after that one', ours.deepNextMs, 'ms', duck(bareDeep.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared(`copied in the background after its download (prepare), ${ready.copyMiB.toFixed(0)} MiB kept on disk`, ready.prepareMs, 'ms', duck(bareCount.ms)),
+      compared('prepared: first rows', ready.firstRowsMs, 'ms', duck(median(bareFirst.map((b) => b.ms))), valueAtMost(FIRST_ROWS_MS, 'ms')),
+      compared('prepared: row count', ready.countMs, 'ms', duck(bareCount.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared('prepared: sorted by a column, asked at once', ready.sortMs, 'ms', duck(bareSort.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared(`prepared: ${WINDOW_ROWS} rows from row ${ours.farOffset}, asked at once`, ready.farMs, 'ms', duck(bareFar.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared(`prepared: the same sort, rows from ${ours.deepOffset}`, ready.deepMs, 'ms', duck(bareDeep.ms), valueAtMost(LATER_WINDOW_MS, 'ms')),
+      compared('prepared: engine peak RSS, preparing and previewing', ready.peakRssMiB ?? NaN, 'MiB', { label: 'engine, files never opened before', value: ours.peakRssMiB }),
       compared(`engine peak RSS, ${mib(large.bytes)} MiB result`, ours.peakRssMiB ?? NaN, 'MiB', { label: `engine at ${mib(small.bytes)} MiB`, value: smallSession.peakRssMiB }, {
         text: 'ratio >= 0.9 (flat in the size of the result)',
         met: (r) => (r.ratio ?? 0) >= 0.9,
@@ -192,6 +201,49 @@ async function session(ctx: BenchContext, source: ResultSource): Promise<Session
   }
 }
 
+interface PreparedSession {
+  prepareMs: number;
+  copyMiB: number;
+  firstRowsMs: number;
+  countMs: number;
+  sortMs: number;
+  farMs: number;
+  deepMs: number;
+  peakRssMiB?: number;
+}
+
+/**
+ * A result copied for its preview right after its download (as the extension does when
+ * `dataQuery.preview.prepareAfterDownload` is on), then previewed: every question asked at once.
+ */
+async function preparedSession(ctx: BenchContext, source: ResultSource, farOffset: number, deepOffset: number): Promise<PreparedSession> {
+  const folder = join(ctx.scratch, 'engine-kept');
+  await rm(folder, { recursive: true, force: true });
+  const { engine } = newEngine(ctx, { tempDir: folder, keptCopiesMb: 8192 });
+  try {
+    const prepareMs = await timedMs(() => engine.prepare(source));
+    const copies = join(folder, 'copies');
+    const copyMiB = (await Promise.all((await readdir(copies)).map(async (f) => (await stat(join(copies, f))).size))).reduce((a, b) => a + b, 0) / 2 ** 20;
+    const started = performance.now();
+    const { handle } = await engine.open(source);
+    await engine.page(handle, {}, 0, WINDOW_ROWS);
+    const firstRowsMs = performance.now() - started;
+    const countMs = await timedMs(() => engine.count(handle, {}));
+    const sortMs = await timedMs(() => engine.page(handle, SORT, 0, WINDOW_ROWS));
+    const farMs = await timedMs(() => engine.page(handle, {}, farOffset, WINDOW_ROWS));
+    const deepMs = await timedMs(() => engine.page(handle, SORT, deepOffset, WINDOW_ROWS));
+    const peakRssMiB = await peakRssMiBOf(engine.processId);
+    ctx.log(
+      `preview: prepared in ${prepareMs.toFixed(0)} ms (${copyMiB.toFixed(0)} MiB kept), then first rows ${firstRowsMs.toFixed(0)} ms, count ${countMs.toFixed(0)} ms, ` +
+        `sort ${sortMs.toFixed(0)} ms, far ${farMs.toFixed(0)} ms, deep ${deepMs.toFixed(0)} ms; engine peak ${peakRssMiB?.toFixed(0)} MiB`,
+    );
+    return { prepareMs, copyMiB, firstRowsMs, countMs, sortMs, farMs, deepMs, peakRssMiB };
+  } finally {
+    await engine.dispose();
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 /**
  * The extension host's side of a preview in a process of its own (previewHostProbe.ts): the
  * engine client opening the result and reading windows over all of it, unsorted and sorted.
@@ -205,11 +257,12 @@ async function hostSide(ctx: BenchContext, source: ResultSource): Promise<{ peak
 }
 
 /** An engine, and a wait for its log line that says a result's copy is complete. */
-function newEngine(ctx: BenchContext): { engine: EngineClient; copied(handle: string): Promise<void> } {
+function newEngine(ctx: BenchContext, o: { tempDir?: string; keptCopiesMb?: number } = {}): { engine: EngineClient; copied(handle: string): Promise<void> } {
   const lines: string[] = [];
   const note = (line: string): void => void lines.push(line);
   const logger: Logger = { trace: note, debug: note, info: note, warn: note, error: note };
-  const engine = new EngineClient({ hostScript: join(ctx.root, 'dist', 'engineHost.js'), tempDir: tempDir(ctx), logger });
+  // copies are not kept unless asked: these sessions open files the engine has never seen
+  const engine = new EngineClient({ hostScript: join(ctx.root, 'dist', 'engineHost.js'), tempDir: o.tempDir ?? tempDir(ctx), keptCopiesMb: o.keptCopiesMb ?? 0, logger });
   const copied = async (handle: string): Promise<void> => {
     const done = new RegExp(`result ${handle}: \\d+ rows copied`);
     const deadline = performance.now() + CONVERSION_TIMEOUT_MS;

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const db = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
-    memory_limit: '512MB',
+    memory_limit: '256MB',
     threads: '2',
     temp_directory: tempDir,
   });

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { DataQueryClient } from '../client/dataQueryClient';
 import { createDispatcher } from '../client/dispatcher';
 import { startEmulator } from '../emulator/emulator';
-import { DEFAULT_MEMORY_LIMIT_MB, EngineClient } from '../engine/engineClient';
+import { DEFAULT_KEPT_COPIES_MB, DEFAULT_MEMORY_LIMIT_MB, EngineClient } from '../engine/engineClient';
 import { systemClock } from '../core/clock';
 import { SchemaCache } from '../core/schemaCache';
 import type { JobsModel } from '../jobs/jobsModel';
@@ -24,6 +24,7 @@ import { SchemaReader } from './explorer/schemaReader';
 import { outputChannelLogger } from './logging/outputChannelLogger';
 import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
 import { registerPreview } from './preview/previewCommands';
+import { prepareDownloads } from './preview/prepareDownloads';
 import { readProxySettings } from './proxySettings';
 import { registerSchemaFeature, type SchemaPages } from './schema/schemaFeature';
 import { syncedTableMarks } from './sync/syncedTableMarks';
@@ -91,17 +92,23 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   const engine = new EngineClient({
     hostScript: context.asAbsolutePath(path.join('dist', 'engineHost.js')),
     tempDir: path.join(context.globalStorageUri.fsPath, 'engine'),
-    memoryLimitMb: engineMemoryLimitMb(),
+    ...engineSettings(),
     logger,
   });
+  const downloaded = jobDownloads(jobs.model, schemaFromConnections(store, pool), logger);
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration('dataQuery.preview.memoryLimitMb')) return;
-      engine.setMemoryLimit(engineMemoryLimitMb()).catch((err: unknown) => logger.warn(`The SQL engine kept its memory limit: ${err instanceof Error ? err.message : String(err)}`));
+      if (!e.affectsConfiguration('dataQuery.preview')) return;
+      engine.configure(engineSettings()).catch((err: unknown) => logger.warn(`The SQL engine kept its settings: ${err instanceof Error ? err.message : String(err)}`));
     }),
-  );
-  context.subscriptions.push(
-    ...registerPreview({ engine, jobs: jobDownloads(jobs.model, schemaFromConnections(store, pool), logger), extensionUri: context.extensionUri, logger }),
+    ...registerPreview({ engine, jobs: downloaded, extensionUri: context.extensionUri, logger }),
+    prepareDownloads({
+      onDidChange: jobs.model.onDidChange,
+      jobs: downloaded,
+      engine,
+      enabled: () => vscode.workspace.getConfiguration('dataQuery.preview').get<boolean>('prepareAfterDownload', true),
+      logger,
+    }),
   );
   const sync = registerSyncFeature({ context, model: syncedTables, explorer, store, pool, sample, logger, userAgent });
   context.subscriptions.push(syncedTables, ...sync.disposables);
@@ -116,10 +123,14 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages };
 }
 
-/** The engine's memory limit from the settings, at least 64 MiB. */
-function engineMemoryLimitMb(): number {
-  const mb = vscode.workspace.getConfiguration('dataQuery.preview').get<number>('memoryLimitMb', DEFAULT_MEMORY_LIMIT_MB);
-  return Number.isFinite(mb) ? Math.max(64, Math.floor(mb)) : DEFAULT_MEMORY_LIMIT_MB;
+/** The engine's memory limit (at least 64 MiB) and its kept copies' budget from the settings. */
+function engineSettings(): { memoryLimitMb: number; keptCopiesMb: number } {
+  const settings = vscode.workspace.getConfiguration('dataQuery.preview');
+  const whole = (value: number | undefined, fallback: number, least: number): number => (Number.isFinite(value) ? Math.max(least, Math.floor(value!)) : fallback);
+  return {
+    memoryLimitMb: whole(settings.get<number>('memoryLimitMb'), DEFAULT_MEMORY_LIMIT_MB, 64),
+    keptCopiesMb: whole(settings.get<number>('keptCopiesMb'), DEFAULT_KEPT_COPIES_MB, 0),
+  };
 }
 
 export async function deactivate(): Promise<void> {

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { PreviewPanel } from '../../../src/extension/preview/previewPanel';
 import type { PreviewState } from '../../../src/extension/preview/previewSession';
 import { EMPTY_VIEW, type ViewState } from '../../../src/webview/previewProtocol';
-import { activateExtension, setConnections } from './vscodeHelpers';
+import { activateExtension, extensionLog, setConnections } from './vscodeHelpers';
 
 interface WebLog {
   key: { id: string };
@@ -70,6 +70,15 @@ describe('Result preview and SQL console', function () {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await setConnections(undefined);
     await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('copies a downloaded job for its preview in the background, with all its rows', async () => {
+    const copied = new RegExp(`canvas_logs\\.web_logs \\(job ${jobId}\\) is copied for its preview: ${records.length.toLocaleString('en-US')} rows`);
+    const deadline = Date.now() + 60_000;
+    while (!copied.test(extensionLog())) {
+      assert.ok(Date.now() < deadline, `the log says the result was copied:\n${extensionLog()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   });
 
   it('previews a downloaded job: typed columns, first rows on screen, the row count and a far page', async () => {
