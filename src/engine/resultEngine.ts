@@ -18,7 +18,8 @@
 // it instead of copying them again (keptCopies.ts); opening files already open shares them.
 // Once complete, everything is read from the table: a sort or a filter as a top-N whose other
 // columns DuckDB reads late, for the rows it keeps; deeper into the view, by the view's row
-// positions (the rowids in its order), kept in a table built on the first page that far down.
+// positions (the rowids in its order) around the page, kept for the pages next to it
+// (rowPositions.ts).
 // A statement may run on a database file (a synced database): attached read-only for the
 // requests that use it and detached as soon as none does, so the file is never held idle.
 

@@ -4,6 +4,7 @@
 
 import type { ResultColumn, View } from './engineProtocol';
 import type { ResultStore } from './resultStore';
+import type { ViewOrder } from './rowPositions';
 import { orderClause, quoteIdent, whereClause, type BoundSql } from './sqlText';
 
 /** What the queries need to know of an open result. */
@@ -79,9 +80,11 @@ export function viewRows(result: ReadResult, view: View, numbered: boolean, comp
 }
 
 /** The WHERE and ORDER BY over the complete table that put a view's rowids in the view's order. */
-export function positionsOrder(result: ReadResult, view: View): BoundSql {
+export function positionsOrder(result: ReadResult, view: View): ViewOrder {
   const where = whereClause(view, result.columns);
-  return { sql: `${where.sql}${orderClause(view, result.columns, 'rowid') || ' ORDER BY rowid'}`, params: where.params };
+  const orderBy = orderClause(view, result.columns, 'rowid') || ' ORDER BY rowid';
+  const [sort] = view.sort ?? [];
+  return { where, orderBy, first: sort && { column: quoteIdent(sort.column), descending: sort.descending === true } };
 }
 
 export interface FilePart {

@@ -9,13 +9,14 @@
 // records each file's row count in a table of its own, so a kept copy is whole again at once.
 //
 // A page sorted or filtered deep into the result (beyond what a top-N keeps) reads the view's
-// row positions: the rowids in the view's order, kept in a table built on the first such page.
+// row positions: the rowids in the view's order, kept in tables of the file (rowPositions.ts).
 
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { rm } from 'node:fs/promises';
 import { EngineError } from './engineErrors';
 import type { KeptCopies } from './keptCopies';
-import { quoteIdent, quoteString, type BoundSql } from './sqlText';
+import { RowPositions, type ViewOrder } from './rowPositions';
+import { quoteIdent, quoteString } from './sqlText';
 
 /** Runs catalog changes (ATTACH, DETACH) one at a time. */
 export type CatalogLock = <T>(task: () => Promise<T>) => Promise<T>;
@@ -30,16 +31,6 @@ export interface CopyTurns {
   gaveWay(): boolean;
   /** the result is closed: copy nothing more */
   stopped(): boolean;
-}
-
-/** Views whose row positions are kept; the least recently used goes when one more is built. */
-const KEPT_POSITIONS = 3;
-
-interface Positions {
-  table: string;
-  ready: Promise<void>;
-  lastUsed: number;
-  readers: number;
 }
 
 /** Where a complete copy is kept when its result closes. */
@@ -66,9 +57,7 @@ export class ResultStore {
   private attached = false;
   private closed = false;
   private whenIdle?: () => void;
-  private readonly positions = new Map<string, Positions>();
-  private positionTables = 0;
-  private uses = 0;
+  private readonly positions: RowPositions;
 
   constructor(
     private readonly db: DuckDBInstance,
@@ -80,6 +69,7 @@ export class ResultStore {
   ) {
     this.path = path;
     this.table = `${quoteIdent(alias)}.rows`;
+    this.positions = new RowPositions(this.table, quoteIdent(alias));
     this.fileRows = new Array<number | undefined>(fileCount).fill(undefined);
   }
 
@@ -173,21 +163,11 @@ export class ResultStore {
   }
 
   /**
-   * Reads `limit` rows of a view from `offset` on by their positions in the view, kept in a
-   * table built from `order` (the view's WHERE and ORDER BY over the table, ties broken by
-   * rowid) on its first deep page: `read` runs the query. Runs inside `use`, on `conn`.
+   * Reads `limit` rows of a view from `offset` on by their places in the view's `order`
+   * (rowPositions.ts): `read` runs the query. Runs inside `use`, on `conn`.
    */
-  async readPositioned<T>(conn: DuckDBConnection, columns: string[], order: BoundSql, offset: number, limit: number, read: (sql: string) => Promise<T>): Promise<T> {
-    const positions = this.positionsOf(conn, order);
-    try {
-      await positions.ready;
-      const selected = columns.map((c) => `t.${c}`).join(', ');
-      const range = `rowid >= ${offset} AND rowid < ${offset + limit}`;
-      return await read(`SELECT ${selected} FROM (SELECT rowid AS pos, rid FROM ${positions.table} WHERE ${range}) p JOIN ${this.table} t ON t.rowid = p.rid ORDER BY p.pos`);
-    } finally {
-      positions.readers--;
-      await this.forgetLeastUsed(conn);
-    }
+  readPositioned<T>(conn: DuckDBConnection, columns: string[], order: ViewOrder, offset: number, limit: number, read: (sql: string) => Promise<T>): Promise<T> {
+    return this.positions.read(conn, columns, order, offset, limit, read);
   }
 
   /**
@@ -202,9 +182,8 @@ export class ResultStore {
     await idle;
     const keep = this.complete && this.keeping !== undefined && this.keeping.copies.enabled;
     await this.catalog(async () => {
-      if ((keep || this.kept) && this.attached && this.positions.size > 0) {
-        const tables = [...this.positions.values()].map((p) => p.table);
-        this.positions.clear();
+      const tables = this.positions.drain();
+      if ((keep || this.kept) && this.attached) {
         for (const table of tables) await this.onOwnConnection(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
       }
       await this.detach();
@@ -221,40 +200,6 @@ export class ResultStore {
 
   private get countsTable(): string {
     return `${quoteIdent(this.alias)}.dq_copy_counts`;
-  }
-
-  private positionsOf(conn: DuckDBConnection, order: BoundSql): Positions {
-    const key = JSON.stringify([order.sql, order.params]);
-    let positions = this.positions.get(key);
-    if (!positions) {
-      const table = `${quoteIdent(this.alias)}.${quoteIdent(`positions_${++this.positionTables}`)}`;
-      const ready = (async () => {
-        try {
-          await conn.run(`CREATE OR REPLACE TABLE ${table} (rid BIGINT)`);
-          await conn.run(`INSERT INTO ${table} SELECT rowid FROM ${this.table}${order.sql}`, order.params);
-        } catch (err) {
-          await conn.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
-          throw err;
-        }
-      })();
-      positions = { table, ready, lastUsed: 0, readers: 0 };
-      this.positions.set(key, positions);
-      ready.catch(() => {
-        if (this.positions.get(key) === positions) this.positions.delete(key);
-      });
-    }
-    positions.readers++;
-    positions.lastUsed = ++this.uses;
-    return positions;
-  }
-
-  /** Drops the tables of the least recently used views beyond KEPT_POSITIONS that no request reads. */
-  private async forgetLeastUsed(conn: DuckDBConnection): Promise<void> {
-    const idle = [...this.positions].filter(([, p]) => p.readers === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [key, positions] of idle.slice(0, Math.max(0, this.positions.size - KEPT_POSITIONS))) {
-      this.positions.delete(key);
-      await conn.run(`DROP TABLE IF EXISTS ${positions.table}`).catch(() => undefined);
-    }
   }
 
   private async attach(): Promise<void> {
