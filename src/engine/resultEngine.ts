@@ -9,7 +9,8 @@
 // reads files (it is interrupted and done again afterwards), so such a request has the cores
 // and the memory to itself. Until the copy is complete:
 // - a page of rows already copied is read from the table by rowid; a page further on from the
-//   file that holds it, once a count has given each file's rows; else from all files;
+//   file that holds it, once a count has given each file's rows (a JSONL file's lines split and
+//   only the page's parsed); else from all files;
 // - a count counts the files not copied yet, and each file's rows are kept;
 // - a sort reads the copied rows from the table and the others from their files, ties broken
 //   by each row's place, as the complete table breaks them: the order never changes;
@@ -34,7 +35,7 @@ import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
 import { inspectFiles } from './sourceFiles';
-import { planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
+import { jsonlWindow, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
 import { quoteIdent, quoteString, typedFilterValues } from './sqlText';
 
 /** One request in flight: the connection running its query, so a cancel can interrupt it. */
@@ -46,6 +47,8 @@ export interface Work {
 
 interface OpenResult extends ReadResult {
   id: string;
+  /** rows of one JSONL file, its lines split and only the window's parsed (sourcePlan.ts) */
+  fileWindow?: (file: number, from: number, rows: number) => string;
   /** the result's first rows, read when it was opened */
   firstRows: unknown[][];
   /** `firstRows` are all the rows there are */
@@ -79,6 +82,8 @@ const FIRST_ROWS = 1000;
  * deeper pages read the view's row positions.
  */
 const TOP_N_ROWS = 10_000;
+/** A window that starts this far into a JSONL file reads the file's lines rather than its records. */
+const LINE_WINDOW_FROM = 1000;
 /** Catalog names DuckDB keeps for itself: a database is never attached under them. */
 const RESERVED_ALIASES = new Set(['memory', 'system', 'temp', 'main']);
 
@@ -134,6 +139,7 @@ export class ResultEngine {
       view: quoteIdent(`dq_result_${id}`),
       columns: plan.columns,
       perFile: plan.perFile,
+      fileWindow: plan.fileWindow,
       firstRows: [],
       allRowsRead: false,
       store: new ResultStore(this.db, (task) => this.oneAtATime(task), join(this.workDir, `result-${id}.duckdb`), `dq_store_${id}`, plan.fileCount, keeping),
@@ -426,9 +432,21 @@ export class ResultEngine {
     const fromFiles = (sql: string): Promise<unknown[][]> => this.readingFiles(async () => jsonRows(await conn.runAndReadAll(sql)));
     if (!parts) return fromFiles(`SELECT ${columns} FROM ${result.view} LIMIT ${limit} OFFSET ${offset}`);
     const rows: unknown[][] = [];
+    const fromFile = async (file: number, from: number, count: number): Promise<unknown[][]> => {
+      const parsed = `SELECT ${columns} FROM (${result.perFile![file]}) LIMIT ${count} OFFSET ${from}`;
+      if (!result.fileWindow || from < LINE_WINDOW_FROM) return fromFiles(parsed);
+      try {
+        return await fromFiles(`SELECT ${columns} FROM (${result.fileWindow(file, from, count)})`);
+      } catch (err) {
+        const e = toEngineError(err);
+        if (e.kind === 'cancelled') throw e;
+        this.log(`result ${result.id}: rows ${from} to ${from + count} of file ${file + 1} are read by the JSON reader: ${e.message}`);
+        return fromFiles(parsed);
+      }
+    };
     for (const part of parts) {
       if (part.file < store.convertedFiles) rows.push(...(await fromStore(part.start + part.from, part.rows)));
-      else rows.push(...(await fromFiles(`SELECT ${columns} FROM (${result.perFile![part.file]}) LIMIT ${part.rows} OFFSET ${part.from}`)));
+      else rows.push(...(await fromFile(part.file, part.from, part.rows)));
     }
     return rows;
   }
@@ -442,7 +460,10 @@ export class ResultEngine {
     for (const [file, rows] of counted.getRowsJson()) result.store.fileRows[Number(file)] = Number(rows);
   }
 
-  private async plan(work: Work, source: ResultSource): Promise<SourcePlan & { unpacked: string[]; perFile?: string[]; fileCount: number }> {
+  private async plan(
+    work: Work,
+    source: ResultSource,
+  ): Promise<SourcePlan & { unpacked: string[]; perFile?: string[]; fileWindow?: OpenResult['fileWindow']; fileCount: number }> {
     const files = await inspectFiles(source, this.workDir);
     const options = { gzip: files.gzip, schema: source.schema };
     const reader = readerCall(files.format, files.paths, options);
@@ -450,7 +471,9 @@ export class ResultEngine {
     const perFile = readsAlikeFileByFile(files.format, source.schema)
       ? files.paths.map((path) => planSource(files.format, readerCall(files.format, [path], options), described, source.schema).sql)
       : undefined;
-    return { ...planSource(files.format, reader, described, source.schema), unpacked: files.unpacked, perFile, fileCount: files.paths.length };
+    const schema = source.schema;
+    const fileWindow = files.format === 'jsonl' && schema ? (file: number, from: number, rows: number) => jsonlWindow(files.paths[file], files.gzip, schema, from, rows) : undefined;
+    return { ...planSource(files.format, reader, described, source.schema), unpacked: files.unpacked, perFile, fileWindow, fileCount: files.paths.length };
   }
 
   /** Copies the result into its table in the background; requests read from it as it fills. */
