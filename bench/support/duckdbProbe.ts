@@ -1,19 +1,19 @@
 // Run as a child process: the baseline of the preview figure. A bare DuckDB through the same
 // node binding the engine uses, in a fresh process, as a person would query the files from a
 // DuckDB shell: one statement, every row read, the same thread and memory settings as the
-// engine. Prints the milliseconds from the process's start to its last row, those of the
-// statement alone, and the rows.
-//   node duckdbProbe.js <temp folder> <sql>
+// engine (unless another memory limit is given). Prints the milliseconds from the process's
+// start to its last row, those of the statement alone, and the rows.
+//   node duckdbProbe.js <temp folder> <sql> [memory limit, 256MB by default]
 
 import { DuckDBInstance } from '@duckdb/node-api';
 import { performance } from 'node:perf_hooks';
 
 async function main(): Promise<void> {
-  const [tempDir, sql] = process.argv.slice(2);
+  const [tempDir, sql, memoryLimit = '256MB'] = process.argv.slice(2);
   const db = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
-    memory_limit: '256MB',
+    memory_limit: memoryLimit,
     threads: '2',
     temp_directory: tempDir,
   });
