@@ -37,13 +37,13 @@ export class KeptCopies {
   }
 
   /** The key of a source's files as they are now; undefined when one cannot be read. */
-  async keyOf(source: ResultSource, format: string): Promise<string | undefined> {
+  async keyOf(source: ResultSource): Promise<string | undefined> {
     try {
       const files = await Promise.all(source.paths.map(async (path) => {
         const s = await stat(path);
         return [path, s.size, s.mtimeMs];
       }));
-      return createHash('sha256').update(JSON.stringify([LAYOUT, format, files, source.schema ?? null])).digest('hex').slice(0, 32);
+      return createHash('sha256').update(JSON.stringify([LAYOUT, source.format ?? '', files, source.schema ?? null])).digest('hex').slice(0, 32);
     } catch {
       return undefined;
     }

@@ -125,7 +125,7 @@ export class ResultEngine {
 
   async open(work: Work, id: string, source: ResultSource): Promise<OpenedResult> {
     await this.closeHandle(id);
-    const key = await this.kept.keyOf(source, source.format ?? '');
+    const key = await this.kept.keyOf(source);
     const open = key === undefined ? undefined : [...this.results.values()].find((r) => r.key === key && !r.closed);
     if (open) {
       open.holders++;
@@ -301,7 +301,7 @@ export class ResultEngine {
   async configure(changes: { memoryLimitMb?: number; keptCopiesMb?: number }): Promise<void> {
     if (changes.keptCopiesMb !== undefined) {
       this.kept.budgetMb = changes.keptCopiesMb;
-      await this.kept.trim(new Set([...this.results.values()].map((r) => r.store.path)));
+      await this.kept.trim(this.openFiles());
     }
     if (changes.memoryLimitMb === undefined) return;
     const conn = await this.db.connect();
@@ -322,7 +322,7 @@ export class ResultEngine {
     result.closing?.();
     await result.conversion;
     await this.drop(result);
-    if (result.store.kept) await this.kept.trim(new Set([...this.results.values()].map((r) => r.store.path)));
+    if (result.store.kept) await this.kept.trim(this.openFiles());
   }
 
   /** Runs `task` with `database` attached and as the connection's default catalog. */
@@ -380,6 +380,11 @@ export class ResultEngine {
     const next = this.catalogWork.then(task, task);
     this.catalogWork = next.catch(() => undefined);
     return next;
+  }
+
+  /** The database files of the open results: kept copies among them are not trimmed away. */
+  private openFiles(): Set<string> {
+    return new Set([...this.results.values()].map((r) => r.store.path));
   }
 
   private result(id: string): OpenResult {
