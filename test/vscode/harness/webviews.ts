@@ -42,10 +42,23 @@ export async function until<T>(page: Page, what: string, read: () => Promise<T>,
   }
 }
 
-/** The hover tooltip of a tree row, once the pointer rests on it and it shows `text`. */
+/**
+ * The hover tooltip of a tree row, once the pointer rests on it and it shows `text`. The pointer
+ * first leaves the row: a row that appeared under a resting pointer gets no hover until the
+ * pointer moves onto it. A tooltip that does not show is tried again, as a person would.
+ */
 export async function hoverOf(page: Page, row: Locator, text: string | RegExp): Promise<Locator> {
-  await row.hover();
   const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: text }).first();
-  await hover.waitFor();
-  return hover;
+  for (let attempt = 1; ; attempt++) {
+    await page.mouse.move(0, 0);
+    await row.hover();
+    try {
+      await hover.waitFor({ timeout: HOVER_TRIES_MS });
+      return hover;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
 }
+
+const HOVER_TRIES_MS = 15_000;

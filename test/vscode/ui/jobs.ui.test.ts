@@ -8,23 +8,15 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { Page } from 'playwright-core';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { screenshot } from '../harness/browser';
 import { contextMenu, jobRow, pickStep, queryTableFromTree, settle, statusItem } from '../harness/jobSteps';
 import { addConnection, workbenchSuite } from '../harness/uiSuite';
+import { hoverOf } from '../harness/webviews';
 import { clickRow, expandRow, openDataQueryView, treeRow } from '../harness/workbench';
 
 const CONNECTION = 'Local service';
 const JOB = 'canvas.accounts';
-
-/** The hover tooltip of a tree row, as shown when the pointer rests on it. */
-async function tooltipOf(page: Page, row: ReturnType<Page['locator']>, text: string): Promise<string> {
-  await row.hover();
-  const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: text }).first();
-  await hover.waitFor();
-  return hover.innerText();
-}
 
 describe('Query jobs in the VS Code workbench', function () {
   this.timeout(300_000);
@@ -87,7 +79,7 @@ describe('Query jobs in the VS Code workbench', function () {
     await contextMenu(page, snapshot, 'Query Changes Since This Job');
     const incremental = await jobRow(page, JOB, /incremental · complete/);
     await screenshot(page, 'jobs-ui-7-incremental-complete');
-    assert.ok((await tooltipOf(page, incremental, 'changes since')).includes(`changes since ${at}`), `the incremental starts at the snapshot's point, ${at}`);
+    assert.ok((await (await hoverOf(page, incremental, 'changes since')).innerText()).includes(`changes since ${at}`), `the incremental starts at the snapshot's point, ${at}`);
     await screenshot(page, 'jobs-ui-8-incremental-tooltip');
     const until = /data at (\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC)/.exec(await incremental.innerText())?.[1] as string;
 
