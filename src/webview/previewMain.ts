@@ -4,6 +4,7 @@
 // windows from the extension. The scrollbar spans every row (scaled beyond a browser's
 // limit); the wheel and the keys move by exact rows at any size.
 
+import { BUSY_AFTER_MS, busyText, sameView } from './busyText';
 import { cellText, rowTsv, shownText } from './cellText';
 import { followCursor, moveCursor, type Cursor } from './gridCursor';
 import type { ResultColumn } from '../engine/engineProtocol';
@@ -49,11 +50,19 @@ class PreviewGrid {
   private expectedScrollTop = 0;
   private wheelRemainder = 0;
   private viewportRows = 1;
+  /** the view whose rows were last painted in full: what Cancel goes back to */
+  private shownView: ViewState | undefined;
+  /** when the rows on screen started waiting, while they wait */
+  private waitingSince: number | undefined;
+  private busyTimer: ReturnType<typeof setInterval> | undefined;
+  /** the current view failed: its rows will not come */
+  private failed = false;
 
   private readonly title = el('span', 'title');
   private readonly where = el('input', 'where');
   private readonly jump = el('input', 'jump');
   private readonly status = el('span', 'status');
+  private readonly cancel = el('button', 'cancel', 'Cancel');
   private readonly error = el('div', 'error');
   private readonly scroller = el('div', 'scroller');
   private readonly header = el('div', 'header');
@@ -66,6 +75,12 @@ class PreviewGrid {
   constructor(private readonly vscode: VsCodeApi) {
     this.buildFrame();
     window.addEventListener('message', (e: MessageEvent<ToWebview>) => this.receive(e.data));
+    window.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && this.cancelTarget()) {
+        e.preventDefault();
+        this.cancelView();
+      }
+    });
     new ResizeObserver(() => this.layout()).observe(this.scroller);
     this.vscode.postMessage({ type: 'ready' });
   }
@@ -90,7 +105,11 @@ class PreviewGrid {
     });
     const exportButton = el('button', 'export', 'Export…');
     exportButton.addEventListener('click', () => this.vscode.postMessage({ type: 'export' }));
-    toolbar.append(this.title, el('label', 'label', 'WHERE'), this.where, el('label', 'label', 'Go to'), this.jump, this.status, exportButton);
+    this.status.setAttribute('role', 'status');
+    this.cancel.title = 'Stop this sort or filter and go back to the rows shown before (Escape)';
+    this.cancel.hidden = true;
+    this.cancel.addEventListener('click', () => this.cancelView());
+    toolbar.append(this.title, el('label', 'label', 'WHERE'), this.where, el('label', 'label', 'Go to'), this.jump, this.status, this.cancel, exportButton);
 
     this.error.setAttribute('role', 'alert');
     this.error.hidden = true;
@@ -130,6 +149,8 @@ class PreviewGrid {
       case 'error':
         this.error.textContent = message.message ?? '';
         this.error.hidden = message.message === undefined;
+        this.failed = message.message !== undefined;
+        this.render();
         break;
     }
   }
@@ -177,11 +198,50 @@ class PreviewGrid {
     this.vscode.postMessage({ type: 'setView', view });
   }
 
+  /** The view a Cancel returns to: the one shown before, while a different one is still on its way. */
+  private cancelTarget(): ViewState | undefined {
+    const busy = this.waitingSince !== undefined && !this.failed;
+    return busy && this.shownView && !sameView(this.shownView, this.view) ? this.shownView : undefined;
+  }
+
+  /** Goes back to the rows shown before; the host's new view stops the engine's work on this one. */
+  private cancelView(): void {
+    const target = this.cancelTarget();
+    if (target) this.requestView(target);
+  }
+
+  /** Follows whether the rows on screen are waiting, and says so once they have waited a while. */
+  private trackWaiting(complete: boolean): void {
+    if (complete || this.failed) {
+      if (complete) this.shownView = this.view;
+      this.waitingSince = undefined;
+      clearInterval(this.busyTimer);
+      this.busyTimer = undefined;
+    } else if (this.waitingSince === undefined) {
+      this.waitingSince = Date.now();
+      this.busyTimer = setInterval(() => this.showStatus(), BUSY_AFTER_MS);
+    }
+    this.showStatus();
+  }
+
+  private showStatus(): void {
+    this.status.textContent = this.statusText();
+    this.cancel.hidden = this.waitedEnough() === undefined || !this.cancelTarget();
+  }
+
+  /** How long the rows on screen have waited, once that is long enough to say. */
+  private waitedEnough(): number | undefined {
+    if (this.waitingSince === undefined || this.failed) return undefined;
+    const waited = Date.now() - this.waitingSince;
+    return waited >= BUSY_AFTER_MS ? waited : undefined;
+  }
+
   private applyView(view: ViewState, version: number, saved?: SavedState): void {
     this.view = view;
     this.version = version;
     this.windows.clear();
     this.total = undefined;
+    this.failed = false;
     this.cursor = saved?.cursor ?? { row: 0, column: this.cursor.column };
     this.firstRow = saved?.firstRow ?? 0;
     this.where.value = view.where;
@@ -298,7 +358,7 @@ class PreviewGrid {
       this.windows.requested(start);
       this.vscode.postMessage({ type: 'fetch', version: this.version, offset: start, limit: WINDOW_ROWS });
     }
-    this.status.textContent = this.statusText();
+    this.trackWaiting(complete);
     this.vscode.setState({ version: this.version, firstRow: this.firstRow, cursor: this.cursor } satisfies SavedState);
     if (complete && this.shownVersion !== this.version) {
       this.shownVersion = this.version;
@@ -324,6 +384,8 @@ class PreviewGrid {
   }
 
   private statusText(): string {
+    const waited = this.waitedEnough();
+    if (waited !== undefined) return busyText(this.view, this.shownView, waited);
     if (this.total !== undefined) return `${this.total.toLocaleString()} rows`;
     const estimate = this.windows.estimate();
     return estimate.exact ? `${estimate.rows.toLocaleString()} rows` : 'counting rows…';

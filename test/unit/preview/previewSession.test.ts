@@ -87,6 +87,35 @@ describe('preview session', () => {
     assert.equal(s.state().total, 5);
   });
 
+  it('stops reading a slow view when the grid goes back to the view shown before, and shows no error for it', async () => {
+    const { session: s, posted } = session();
+    const fast = numbers();
+    const aborted: string[] = [];
+    /** a sort that never finishes on its own: only its signal ends it, as a cancel ends the engine's query */
+    const slowSort = (view: View, signal: AbortSignal): Promise<never> =>
+      new Promise<never>((_resolve, reject) =>
+        signal.addEventListener('abort', () => {
+          aborted.push(JSON.stringify(view.sort));
+          reject(new EngineError('cancelled', 'The query was cancelled.'));
+        }),
+      );
+    s.attach({ ...fast, page: (view, offset, limit, signal) => (view.sort?.length ? slowSort(view, signal) : fast.page(view, offset, limit, signal)) });
+    await s.receive({ type: 'ready' });
+    const before = s.state().view;
+    await s.receive({ type: 'setView', view: { ...before, sort: [{ column: 'n', descending: true }] } });
+    const sorting = s.state().version;
+    const fetch = s.receive({ type: 'fetch', version: sorting, offset: 0, limit: 50 });
+    await settle();
+    assert.deepEqual(aborted, [], 'the sort is under way');
+    await s.receive({ type: 'setView', view: before });
+    await fetch;
+    assert.deepEqual(aborted, ['[{"column":"n","descending":true}]'], 'the sort\'s read was stopped');
+    await settle();
+    assert.equal(s.state().error, undefined, 'a cancelled sort is not a failure');
+    assert.ok(!posted.some((m) => m.type === 'rows' && m.version === sorting), 'no rows of the cancelled sort');
+    assert.deepEqual(await s.rows(0, 2), [[0], [1]], 'the rows shown before, in file order');
+  });
+
   it('settles its first-rows promise when the grid reports painting the current view', async () => {
     const { session: s } = session();
     s.attach(numbers());

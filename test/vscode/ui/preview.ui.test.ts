@@ -161,6 +161,39 @@ describe('Result preview in the VS Code workbench', function () {
     await screenshot(page, 'preview-ui-5-filtered');
   });
 
+  it('says what it is doing while a filter runs long, and Cancel or Escape goes back to the rows shown before', async () => {
+    const { page } = workbench();
+    const grid = await previewFromJobsView(page);
+    const id = await columnIndex(grid, 'key.id');
+    await until(page, 'the row count', () => statusText(grid), (text) => text === rowCount(records.length));
+    const fileOrder = records.map((r) => r.key.id);
+    // true for every row, but only after the engine has counted billions of numbers: minutes of work
+    const slow = '(SELECT count(*) FROM range(300000000000) t(x) WHERE x % 7 = 3) > 0';
+    const where = grid.locator('.toolbar .where');
+    const cancel = grid.locator('.toolbar button.cancel');
+    assert.equal(await cancel.isVisible(), false, 'no Cancel while nothing runs');
+
+    for (const how of ['the Cancel button', 'Escape'] as const) {
+      await where.fill(slow);
+      await where.press('Enter');
+      await until(page, 'the status naming the filter and its time', () => statusText(grid), (text) => /^Filtering… \d+ s$/.test(text));
+      assert.equal(await cancel.isVisible(), true, 'Cancel is offered while the filter runs');
+      if (how === 'the Cancel button') {
+        await restPointer(page);
+        await screenshot(page, 'preview-ui-6-filtering');
+        await cancel.click();
+      } else {
+        await where.press('Escape');
+      }
+      await until(page, `the row count again after ${how}`, () => statusText(grid), (text) => text === rowCount(records.length));
+      assert.equal(await where.inputValue(), '', `${how} puts back the WHERE of the rows shown before`);
+      assert.equal(await cancel.isVisible(), false, `no Cancel once ${how} went back`);
+      const rows = await until(page, `the first rows after ${how}`, () => paintedRows(grid), (shown) => shown.length >= 10);
+      assert.deepEqual(rows.map((r) => r.cells[id]), fileOrder.slice(0, rows.length), 'the rows of the file, in its order');
+      assert.equal(await grid.locator('.error').isVisible(), false, 'a cancel is not an error');
+    }
+  });
+
   it('runs a statement in the SQL console over the job and shows its result', async () => {
     const { page } = workbench();
     await closeAllEditors(page);
@@ -169,7 +202,7 @@ describe('Result preview in the VS Code workbench', function () {
     await editor.locator('.view-line', { hasText: 'Data Query SQL console' }).first().waitFor();
     await page.keyboard.insertText('SELECT "value.http_status" AS status, count(*) AS requests FROM canvas_logs.web_logs GROUP BY 1 ORDER BY 1;');
     await page.keyboard.press('Escape'); // no completion list in the way
-    await screenshot(page, 'preview-ui-6-sql-console');
+    await screenshot(page, 'preview-ui-7-sql-console');
     await page.keyboard.press('Control+Enter');
 
     const grid = await webviewWith(page, '.row.head .name', 'requests');
@@ -183,6 +216,6 @@ describe('Result preview in the VS Code workbench', function () {
       'one row per status with its count',
     );
     await restPointer(page);
-    await screenshot(page, 'preview-ui-7-sql-result');
+    await screenshot(page, 'preview-ui-8-sql-result');
   });
 });
