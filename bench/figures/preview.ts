@@ -28,8 +28,8 @@ interface Size {
   objects: number;
 }
 
-// `middle` shows where the engine's memory stops growing: past its memory limit (256 MiB), where
-// `small` is not
+// `small` is no larger than the engine's memory limit (256 MiB), `middle` four times that: the
+// engine's peak memory at `middle` against `large` shows whether it still grows with the result
 const FULL = { large: { mib: 2048, objects: 16 }, middle: { mib: 1024, objects: 8 }, small: { mib: 256, objects: 2 }, repeats: 3 };
 const QUICK = { large: { mib: 128, objects: 4 }, middle: { mib: 64, objects: 2 }, small: { mib: 32, objects: 1 }, repeats: 1 };
 
