@@ -107,7 +107,7 @@ export function jsonlWindow(path: string, gzip: boolean, schema: SchemaEnvelope,
   // (a blank line reads as NULL, which the condition drops too; trim() here would cost five times the read)
   const window = `SELECT line FROM ${lines} WHERE NOT regexp_full_match(line, '\\s*') LIMIT ${rows} OFFSET ${from}`;
   const parts = schemaParts(schema);
-  const structure = quoteString(JSON.stringify(Object.fromEntries(parts.map((p) => [p.name, jsonStructure(p.columns, '')]))));
+  const structure = quoteString(JSON.stringify(Object.fromEntries(parts.map((p) => [p.name, fieldTree(p.columns)]))));
   const records = `(SELECT ${parts.map((p) => `r.${quoteIdent(p.name)} AS ${quoteIdent(p.name)}`).join(', ')} FROM (SELECT json_transform(line, ${structure}) AS r FROM (${window})))`;
   return planSource('jsonl', records, [], schema).sql;
 }
@@ -234,27 +234,31 @@ function schemaColumnsByName(schema: SchemaEnvelope): Map<string, ResultColumn> 
 
 /** `{key: 'STRUCT(...)', value: 'STRUCT(...)', meta: 'STRUCT(...)'}` for read_json's columns. */
 function recordStructs(schema: SchemaEnvelope): string {
-  const entries = schemaParts(schema).map((p) => `${p.name}: ${quoteString(structType(p.columns, ''))}`);
+  const entries = schemaParts(schema).map((p) => `${p.name}: ${quoteString(structType(fieldTree(p.columns)))}`);
   return `{${entries.join(', ')}}`;
 }
 
-/** json_transform's description of a record part: `{"id": "BIGINT", "address": {"city": "VARCHAR"}}`. */
-function jsonStructure(columns: Column[], prefix: string): Record<string, unknown> {
+/** A record part's fields: a leaf's SQL type, or a nested record's fields. */
+interface FieldTree {
+  [name: string]: string | FieldTree;
+}
+
+/**
+ * The fields of a record part, nested by the dots of the column names, as json_transform takes
+ * them: `{"id": "BIGINT", "address": {"city": "VARCHAR"}}`.
+ */
+function fieldTree(columns: Column[], prefix = ''): FieldTree {
   const direct = columns.filter((c) => c.name.startsWith(prefix) && !c.name.slice(prefix.length).includes('.'));
   return Object.fromEntries(
     direct.map((c) => {
       const members = columns.filter((other) => other.name.startsWith(`${c.name}.`));
-      return [c.name.slice(prefix.length), members.length > 0 ? jsonStructure(members, `${c.name}.`) : sqlTypeOf(c.type)];
+      return [c.name.slice(prefix.length), members.length > 0 ? fieldTree(members, `${c.name}.`) : sqlTypeOf(c.type)];
     }),
   );
 }
 
-function structType(columns: Column[], prefix: string): string {
-  const direct = columns.filter((c) => c.name.startsWith(prefix) && !c.name.slice(prefix.length).includes('.'));
-  const fields = direct.map((c) => {
-    const members = columns.filter((other) => other.name.startsWith(`${c.name}.`));
-    const type = members.length > 0 ? structType(members, `${c.name}.`) : sqlTypeOf(c.type);
-    return `${quoteIdent(c.name.slice(prefix.length))} ${type}`;
-  });
-  return `STRUCT(${fields.join(', ')})`;
+/** The same fields as a DuckDB type, for read_json's columns. */
+function structType(fields: FieldTree): string {
+  const typed = Object.entries(fields).map(([name, field]) => `${quoteIdent(name)} ${typeof field === 'string' ? field : structType(field)}`);
+  return `STRUCT(${typed.join(', ')})`;
 }
