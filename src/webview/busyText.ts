@@ -1,6 +1,7 @@
 // What the grid's status says while the rows on screen have not arrived yet: which work is
 // under way (a sort, a filter, or plain reading) and, after a second, for how long.
 
+import { engineView } from './filterText';
 import type { ViewState } from './previewProtocol';
 
 /** Rows that arrive sooner than this never show a busy status, so quick pages do not flicker. */
@@ -10,10 +11,13 @@ function sameSort(a: ViewState, b: ViewState): boolean {
   return JSON.stringify(a.sort) === JSON.stringify(b.sort);
 }
 
-/** True when two views ask for the same rows in the same order. */
+/** True when two views ask the engine for the same rows in the same order. */
 export function sameView(a: ViewState, b: ViewState): boolean {
-  const filters = (v: ViewState): string => JSON.stringify(Object.entries(v.filters).filter(([, text]) => text.trim() !== '').sort());
-  return sameSort(a, b) && filters(a) === filters(b) && a.where.trim() === b.where.trim();
+  const asked = (v: ViewState): string => {
+    const view = engineView(v);
+    return JSON.stringify({ ...view, filters: [...(view.filters ?? [])].sort((x, y) => x.column.localeCompare(y.column)) });
+  };
+  return asked(a) === asked(b);
 }
 
 /**

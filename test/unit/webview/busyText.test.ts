@@ -21,8 +21,9 @@ describe('busy status of the preview grid', () => {
     assert.equal(busyText(filtered, sorted, 12_400), 'Filtering… 12 s');
   });
 
-  it('treats blank filters and spaces around a WHERE as the same view', () => {
+  it('treats blank filters, spacing and the order filters were typed in as the same view', () => {
     assert.ok(sameView({ ...sorted, filters: { a: ' ' }, where: ' x > 1 ' }, { ...sorted, where: 'x > 1' }));
+    assert.ok(sameView({ ...sorted, filters: { a: '=1', b: 'x' } }, { ...sorted, filters: { b: 'x', a: '= 1' } }), 'the same filters, typed or ordered differently');
     assert.ok(!sameView(filtered, sorted));
     assert.ok(!sameView({ ...sorted, where: 'x > 1' }, sorted));
     assert.ok(!sameView(sorted, EMPTY_VIEW));
