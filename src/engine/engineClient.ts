@@ -213,6 +213,8 @@ export class EngineClient {
     return new Promise((resolve, reject) => {
       const child = fork(this.options.hostScript, [JSON.stringify(settings)], {
         execPath: this.options.execPath ?? process.execPath,
+        // the host frees the chunks a far read of a file passed right away (fileLines.ts)
+        execArgv: [...process.execArgv, '--expose-gc'],
         env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         serialization: 'advanced',

@@ -9,8 +9,8 @@
 // reads files (it is interrupted and done again afterwards), so such a request has the cores
 // and the memory to itself. Until the copy is complete:
 // - a page of rows already copied is read from the table by rowid; a page further on from the
-//   file that holds it, once a count has given each file's rows (a JSONL file's lines split and
-//   only the page's parsed); else from all files;
+//   file that holds it, once a count has given each file's rows (a JSONL file decompressed and
+//   its lines split in Node, only the page's lines parsed, fileLines.ts); else from all files;
 // - a count counts the files not copied yet, and each file's rows are kept;
 // - a sort reads the copied rows from the table and the others from their files, ties broken
 //   by each row's place, as the complete table breaks them: the order never changes;
@@ -34,8 +34,9 @@ import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type
 import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
+import { recordLines } from './fileLines';
 import { inspectFiles } from './sourceFiles';
-import { jsonlWindow, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
+import { jsonlLines, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
 import { quoteIdent, quoteString, typedFilterValues } from './sqlText';
 
 /** One request in flight: the connection running its query, so a cancel can interrupt it. */
@@ -45,10 +46,18 @@ export interface Work {
   progress(rows: number): void;
 }
 
+/** A JSONL result's files with a schema: a window of one file is read as its lines (fileLines.ts). */
+interface LineWindows {
+  paths: string[];
+  gzip: boolean;
+  /** the rows of the lines given as the statement's one parameter (sourcePlan.ts) */
+  sql: string;
+}
+
 interface OpenResult extends ReadResult {
   id: string;
-  /** rows of one JSONL file, its lines split and only the window's parsed (sourcePlan.ts) */
-  fileWindow?: (file: number, from: number, rows: number) => string;
+  /** a JSONL result's files, whose windows are read as lines and only the window's parsed (fileLines.ts) */
+  lineWindows?: LineWindows;
   /** the result's first rows, read when it was opened */
   firstRows: unknown[][];
   /** `firstRows` are all the rows there are */
@@ -139,7 +148,7 @@ export class ResultEngine {
       view: quoteIdent(`dq_result_${id}`),
       columns: plan.columns,
       perFile: plan.perFile,
-      fileWindow: plan.fileWindow,
+      lineWindows: plan.lineWindows,
       firstRows: [],
       allRowsRead: false,
       store: new ResultStore(this.db, (task) => this.oneAtATime(task), join(this.workDir, `result-${id}.duckdb`), `dq_store_${id}`, plan.fileCount, keeping),
@@ -203,7 +212,7 @@ export class ResultEngine {
     const page = (rows: unknown[][]): Page => ({ columns: result.columns, rows, offset });
     if (isPlain(view)) {
       if (result.allRowsRead || offset + limit <= result.firstRows.length) return Promise.resolve(page(result.firstRows.slice(offset, offset + limit)));
-      return this.run(work, async (conn) => page(await this.plainRows(conn, result, offset, limit)));
+      return this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit)));
     }
     return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
@@ -427,7 +436,7 @@ export class ResultEngine {
    * copied; beyond, from the files that hold them once each file's rows are known; else by
    * reading the files up to `offset`.
    */
-  private async plainRows(conn: DuckDBConnection, result: OpenResult, offset: number, limit: number): Promise<unknown[][]> {
+  private async plainRows(conn: DuckDBConnection, work: Work, result: OpenResult, offset: number, limit: number): Promise<unknown[][]> {
     const { store } = result;
     const columns = columnList(result.columns);
     const fromStore = (start: number, rows: number): Promise<unknown[][]> =>
@@ -439,9 +448,13 @@ export class ResultEngine {
     const rows: unknown[][] = [];
     const fromFile = async (file: number, from: number, count: number): Promise<unknown[][]> => {
       const parsed = `SELECT ${columns} FROM (${result.perFile![file]}) LIMIT ${count} OFFSET ${from}`;
-      if (!result.fileWindow || from < LINE_WINDOW_FROM) return fromFiles(parsed);
+      const lines = result.lineWindows;
+      if (!lines || from < LINE_WINDOW_FROM) return fromFiles(parsed);
       try {
-        return await fromFiles(`SELECT ${columns} FROM (${result.fileWindow(file, from, count)})`);
+        return await this.readingFiles(async () => {
+          const text = await recordLines(lines.paths[file], { gzip: lines.gzip, from, count, cancelled: () => work.cancelled });
+          return text.length === 0 ? [] : jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM (${lines.sql})`, [text.join('\n')]));
+        });
       } catch (err) {
         const e = toEngineError(err);
         if (e.kind === 'cancelled') throw e;
@@ -468,7 +481,7 @@ export class ResultEngine {
   private async plan(
     work: Work,
     source: ResultSource,
-  ): Promise<SourcePlan & { unpacked: string[]; perFile?: string[]; fileWindow?: OpenResult['fileWindow']; fileCount: number }> {
+  ): Promise<SourcePlan & { unpacked: string[]; perFile?: string[]; lineWindows?: LineWindows; fileCount: number }> {
     const files = await inspectFiles(source, this.workDir);
     const options = { gzip: files.gzip, schema: source.schema };
     const reader = readerCall(files.format, files.paths, options);
@@ -477,8 +490,8 @@ export class ResultEngine {
       ? files.paths.map((path) => planSource(files.format, readerCall(files.format, [path], options), described, source.schema).sql)
       : undefined;
     const schema = source.schema;
-    const fileWindow = files.format === 'jsonl' && schema ? (file: number, from: number, rows: number) => jsonlWindow(files.paths[file], files.gzip, schema, from, rows) : undefined;
-    return { ...planSource(files.format, reader, described, source.schema), unpacked: files.unpacked, perFile, fileWindow, fileCount: files.paths.length };
+    const lineWindows = files.format === 'jsonl' && schema ? { paths: files.paths, gzip: files.gzip, sql: jsonlLines(schema) } : undefined;
+    return { ...planSource(files.format, reader, described, source.schema), unpacked: files.unpacked, perFile, lineWindows, fileCount: files.paths.length };
   }
 
   /** Copies the result into its table in the background; requests read from it as it fills. */

@@ -91,29 +91,17 @@ export function readerCall(format: ResultFormat, paths: string[], o: ReaderOptio
 }
 
 /**
- * Rows `from` to `from + rows` of one gzip (or plain) JSONL file with a schema, as `planSource`
- * projects them: the file's lines are split without parsing them, and only the lines of the
- * window are parsed as JSON into the schema's record shape. Reading far into a file this way
- * takes about half the time of the JSON reader, which parses every record up to the window.
- * Valid JSON holds no raw control character, so a line is a record; lines of only white space
- * are skipped, as the JSON reader skips them; a field the schema does not name is ignored and
- * a missing one is null, as with the JSON reader's typed columns. A line longer than
- * MAX_LINE_BYTES fails the query (the caller then reads the records).
+ * Records given as text, as `planSource` projects them: the statement's one parameter is the
+ * records' lines joined by line feeds (fileLines.ts; valid JSON holds no raw line feed), and
+ * only these lines are parsed, as JSON into the schema's record shape. A field the schema does not name is ignored and a missing one is
+ * null, as with the JSON reader's typed columns.
  */
-export function jsonlWindow(path: string, gzip: boolean, schema: SchemaEnvelope, from: number, rows: number): string {
-  const lines =
-    `read_csv(${quoteString(path)}, columns={'line': 'VARCHAR'}, delim=chr(1), quote='', escape='', header=false, auto_detect=false, ` +
-    `strict_mode=false, compression='${gzip ? 'gzip' : 'none'}', max_line_size=${MAX_LINE_BYTES}, buffer_size=${MAX_LINE_BYTES})`;
-  // (a blank line reads as NULL, which the condition drops too; trim() here would cost five times the read)
-  const window = `SELECT line FROM ${lines} WHERE NOT regexp_full_match(line, '\\s*') LIMIT ${rows} OFFSET ${from}`;
+export function jsonlLines(schema: SchemaEnvelope): string {
   const parts = schemaParts(schema);
   const structure = quoteString(JSON.stringify(Object.fromEntries(parts.map((p) => [p.name, fieldTree(p.columns)]))));
-  const records = `(SELECT ${parts.map((p) => `r.${quoteIdent(p.name)} AS ${quoteIdent(p.name)}`).join(', ')} FROM (SELECT json_transform(line, ${structure}) AS r FROM (${window})))`;
+  const records = `(SELECT ${parts.map((p) => `r.${quoteIdent(p.name)} AS ${quoteIdent(p.name)}`).join(', ')} FROM (SELECT json_transform(line, ${structure}) AS r FROM (SELECT unnest(string_split($1, chr(10))) AS line)))`;
   return planSource('jsonl', records, [], schema).sql;
 }
-
-/** The longest JSONL line a window reads line by line; the read buffer is as large. */
-const MAX_LINE_BYTES = 1024 * 1024;
 
 /**
  * Whether one file read alone has the columns and types of all of them read together: the

@@ -1,15 +1,17 @@
 // A window of a JSONL file read by splitting its lines and parsing only the window's (the far
 // pages of a result not yet copied) must hold exactly the rows the JSON reader gives at that
-// place: every column type of the emulator's tables, deletes, and files whose lines are blank,
-// white space only, or end in CRLF.
+// place: every column type of the emulator's tables, deletes, files whose lines are blank, white
+// space only or end in CRLF, gzip files of several members; and a file it cannot read this way
+// (a truncated gzip, a line too long) fails rather than giving other rows.
 
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { MAX_LINE_BYTES, recordLines } from '../../../src/engine/fileLines';
 import type { SchemaEnvelope } from '../../../src/core/contract';
-import { jsonlWindow, planSource, readerCall } from '../../../src/engine/sourcePlan';
+import { jsonlLines, planSource, readerCall } from '../../../src/engine/sourcePlan';
 import { SampleResults } from './sampleResults';
 
 describe('engine: a JSONL window read line by line', function () {
@@ -31,8 +33,10 @@ describe('engine: a JSONL window read line by line', function () {
   /** The file's rows from `from` on, as the JSON reader reads them. */
   const parsed = (file: string, gzip: boolean, schema: SchemaEnvelope, from: number, count: number): Promise<unknown[][]> =>
     rows(`SELECT * FROM (${planSource('jsonl', readerCall('jsonl', [file], { gzip, schema }), [], schema).sql}) LIMIT ${count} OFFSET ${from}`);
-  const byLines = (file: string, gzip: boolean, schema: SchemaEnvelope, from: number, count: number): Promise<unknown[][]> =>
-    rows(`SELECT * FROM (${jsonlWindow(file, gzip, schema, from, count)})`);
+  const byLines = async (file: string, gzip: boolean, schema: SchemaEnvelope, from: number, count: number): Promise<unknown[][]> => {
+    const lines = await recordLines(file, { gzip, from, count });
+    return lines.length === 0 ? [] : ((await conn.runAndReadAll(`SELECT * FROM (${jsonlLines(schema)})`, [lines.join('\n')])).getRowsJson() as unknown[][]);
+  };
 
   for (const [namespace, table, since] of [
     ['canvas', 'accounts'],
@@ -69,5 +73,39 @@ describe('engine: a JSONL window read line by line', function () {
       assert.deepEqual(await byLines(file, gzip, schema, 0, 100), all, `gzip ${gzip}: every row`);
       assert.deepEqual(await byLines(file, gzip, schema, 2, 2), all.slice(2, 4), `gzip ${gzip}: rows 2 and 3`);
     }
+  });
+
+  it('reads a gzip file of several members and a last line without a line end', async () => {
+    const { schema } = await results.download('canvas', 'users', 'jsonl');
+    const record = (id: number): string => JSON.stringify({ key: { id }, value: { name: `user ${id}` }, meta: { action: 'U', ts: '2026-11-20T08:00:00Z' } });
+    const ids = Array.from({ length: 3000 }, (_, i) => i + 1);
+    const members = [ids.slice(0, 1000), ids.slice(1000, 2500), ids.slice(2500)].map((part, n) => gzipSync(part.map(record).join('\n') + (n < 2 ? '\n' : ''), { level: n * 4 }));
+    const file = path.join(results.dir, 'members.jsonl.gz');
+    await fs.writeFile(file, Buffer.concat(members));
+    const all = await parsed(file, true, schema, 0, 10_000);
+    assert.equal(all.length, 3000);
+    for (const from of [0, 998, 1999, 2995]) assert.deepEqual(await byLines(file, true, schema, from, 10), all.slice(from, from + 10), `rows from ${from}`);
+  });
+
+  it('fails on a truncated gzip file and on a line too long, rather than giving other rows', async () => {
+    const { schema } = await results.download('canvas', 'users', 'jsonl');
+    const record = (id: number, name = `user ${id}`): string => JSON.stringify({ key: { id }, value: { name }, meta: { action: 'U', ts: '2026-11-20T08:00:00Z' } });
+    const whole = gzipSync(Array.from({ length: 5000 }, (_, i) => record(i)).join('\n'));
+    const truncated = path.join(results.dir, 'truncated.jsonl.gz');
+    await fs.writeFile(truncated, whole.subarray(0, whole.length - 100));
+    await assert.rejects(byLines(truncated, true, schema, 4990, 10), /unexpected end of file/);
+    const long = path.join(results.dir, 'long-line.jsonl');
+    await fs.writeFile(long, [record(1), record(2, 'x'.repeat(MAX_LINE_BYTES)), record(3)].join('\n'));
+    await assert.rejects(byLines(long, false, schema, 1, 2), /longer than/);
+    assert.deepEqual(await byLines(long, false, schema, 2, 1), await parsed(long, false, schema, 2, 1), 'a long line before the window is only counted');
+  });
+
+  it('stops reading when the request is cancelled', async () => {
+    const file = path.join(results.dir, 'cancelled.jsonl.gz');
+    // about 4 MiB of lines: the read passes several chunks before the window
+    await fs.writeFile(file, gzipSync(Array.from({ length: 100_000 }, (_, i) => JSON.stringify({ key: { id: i }, value: { name: `user ${i}` } })).join('\n')));
+    let asked = 0;
+    await assert.rejects(recordLines(file, { gzip: true, from: 99_000, count: 10, cancelled: () => ++asked > 1 }), (err: Error & { kind?: string }) => err.kind === 'cancelled');
+    assert.equal(asked, 2, 'asked once for each chunk read, and stopped at the second');
   });
 });
