@@ -38,13 +38,10 @@ export interface LineWindow {
  * decompressed (a truncated gzip).
  */
 export async function recordLines(path: string, o: LineWindow): Promise<string[]> {
+  const found: string[] = [];
+  if (o.count <= 0) return found;
   const file = createReadStream(path, { highWaterMark: CHUNK_BYTES });
   const text = o.gzip ? pipeline(file, createGunzip({ chunkSize: CHUNK_BYTES }), () => undefined) : file;
-  const found: string[] = [];
-  if (o.count <= 0) {
-    file.destroy();
-    return found;
-  }
   let passed = 0;
   let records = 0;
   let blank = true;
@@ -65,7 +62,7 @@ export async function recordLines(path: string, o: LineWindow): Promise<string[]
         if (blank) blank = onlyWhiteSpace(chunk, start, end);
         if (records >= o.from) {
           lineBytes += end - start;
-          if (lineBytes > MAX_LINE_BYTES) throw new Error(`Line ${records + 1} of ${path} is longer than ${MAX_LINE_BYTES} bytes.`);
+          if (lineBytes > MAX_LINE_BYTES) throw new Error(`Record ${records + 1} of ${path} is longer than ${MAX_LINE_BYTES} bytes.`);
           line.push(chunk.subarray(start, end));
         }
         if (newline < 0) break;
