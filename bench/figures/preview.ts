@@ -1,5 +1,5 @@
 // Preview and SQL: what a person waits for in the preview of a 2 GB JSONL result in gzip files
-// (level 6, as the service compresses), driven through the engine client exactly as the preview
+// (level 6, the emulator's default), driven through the engine client exactly as the preview
 // drives it (open, first window of rows, the row count asked at once, then a sort and a window
 // far down, each asked twice: at once, while the engine still copies the result into its own
 // table in the background, and once that copy is complete; then two windows deep into the sort), the same questions on a result copied for
@@ -321,8 +321,8 @@ async function timedMs(work: () => Promise<unknown>): Promise<number> {
 
 /**
  * Generates a result in the emulator and downloads it as a user would; the emulator is gone
- * afterwards. Its files are deflated as the emulator's and the service's are (gzip level 6):
- * the engine decompresses whatever it reads.
+ * afterwards. Its files are deflated (gzip level 6, the emulator's default): the engine
+ * decompresses whatever it reads.
  */
 async function download(ctx: BenchContext, name: string, size: Size): Promise<Downloaded> {
   ctx.log(`preview: generating and downloading the ${name} result (${size.mib} MiB in ${size.objects} objects)`);

@@ -32,8 +32,8 @@ export interface PreparedResult {
  * Generates about `mib` MiB of JSONL in `objects` gzip objects. By default the objects are
  * stored uncompressed inside gzip (level 0): generation is then bound by JSON, not deflate, and
  * dq does not look inside the bytes it downloads, so the transfer is the same as for level 6.
- * What reads the records (the preview's engine) asks for `gzipLevel` 6, the emulator's and the
- * service's compression, since decompressing is then part of its work.
+ * What reads the records (the preview's engine) asks for `gzipLevel` 6, the emulator's default,
+ * since decompressing is then part of its work.
  */
 export async function prepareResult(o: { mib: number; objects: number; cacheDir: string; gzipLevel?: number }): Promise<PreparedResult> {
   const rows = Math.ceil((o.mib * MiB) / BYTES_PER_ROW);
