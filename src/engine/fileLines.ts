@@ -38,8 +38,20 @@ export interface LineWindow {
  * decompressed (a truncated gzip).
  */
 export async function recordLines(path: string, o: LineWindow): Promise<string[]> {
+  return o.count <= 0 ? [] : (await scan(path, o)).found;
+}
+
+/**
+ * How many records the file holds: its lines but those of only white space, as the JSON reader
+ * counts them when every record is valid. Fails when the file cannot be read or decompressed.
+ */
+export async function countRecords(path: string, o: { gzip: boolean; cancelled?: () => boolean }): Promise<number> {
+  return (await scan(path, { ...o, from: Number.POSITIVE_INFINITY, count: 1 })).records;
+}
+
+/** Reads the file's lines, keeping records `from` to `from + count` (none when `from` is infinite), and counts the records passed. */
+async function scan(path: string, o: LineWindow): Promise<{ found: string[]; records: number }> {
   const found: string[] = [];
-  if (o.count <= 0) return found;
   const file = createReadStream(path, { highWaterMark: CHUNK_BYTES });
   const text = o.gzip ? pipeline(file, createGunzip({ chunkSize: CHUNK_BYTES }), () => undefined) : file;
   let passed = 0;
@@ -66,7 +78,7 @@ export async function recordLines(path: string, o: LineWindow): Promise<string[]
           line.push(chunk.subarray(start, end));
         }
         if (newline < 0) break;
-        if (keep()) return found;
+        if (keep()) return { found, records };
         blank = true;
         line = [];
         lineBytes = 0;
@@ -74,7 +86,7 @@ export async function recordLines(path: string, o: LineWindow): Promise<string[]
       }
     }
     keep();
-    return found;
+    return { found, records };
   } finally {
     file.destroy();
     if (text !== file) text.destroy();

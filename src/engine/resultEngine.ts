@@ -34,7 +34,7 @@ import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type
 import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
-import { recordLines } from './fileLines';
+import { countRecords, recordLines } from './fileLines';
 import { inspectFiles } from './sourceFiles';
 import { jsonlLines, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
 import { quoteIdent, quoteString, typedFilterValues } from './sqlText';
@@ -93,6 +93,8 @@ const FIRST_ROWS = 1000;
 const TOP_N_ROWS = 10_000;
 /** A window that starts this far into a JSONL file reads the file's lines rather than its records. */
 const LINE_WINDOW_FROM = 1000;
+/** JSONL files whose lines are counted at the same time (each inflates on a thread of its own). */
+const FILES_COUNTED_AT_ONCE = 2;
 /** Catalog names DuckDB keeps for itself: a database is never attached under them. */
 const RESERVED_ALIASES = new Set(['memory', 'system', 'temp', 'main']);
 
@@ -235,7 +237,7 @@ export class ResultEngine {
     return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
       if (isPlain(view) && result.perFile && !store.complete) {
-        await this.countFiles(conn, result, result.perFile);
+        await this.countFiles(conn, work, result, result.perFile);
         return store.fileRows.reduce((sum: number, rows) => sum + (rows ?? 0), 0);
       }
       const rows = viewRows(result, view, false);
@@ -469,9 +471,30 @@ export class ResultEngine {
     return rows;
   }
 
-  /** Counts the rows of each file whose count is not known yet, in one pass over them. */
-  private async countFiles(conn: DuckDBConnection, result: OpenResult, perFile: string[]): Promise<void> {
-    const unknown = perFile.flatMap((sql, file) => (result.store.fileRows[file] === undefined ? [{ sql, file }] : []));
+  /**
+   * Counts the rows of each file whose count is not known yet: a JSONL file's by its lines
+   * (fileLines.ts, about three times as fast as the JSON reader on deflated files), the others,
+   * and any whose lines could not be read, in one pass of DuckDB over them.
+   */
+  private async countFiles(conn: DuckDBConnection, work: Work, result: OpenResult, perFile: string[]): Promise<void> {
+    const known = (file: number): boolean => result.store.fileRows[file] !== undefined;
+    const lines = result.lineWindows;
+    if (lines) {
+      const queue = perFile.map((_, file) => file).filter((file) => !known(file));
+      const counter = async (): Promise<void> => {
+        for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+          try {
+            result.store.fileRows[file] = await countRecords(lines.paths[file], { gzip: lines.gzip, cancelled: () => work.cancelled });
+          } catch (err) {
+            const e = toEngineError(err);
+            if (e.kind === 'cancelled') throw e;
+            this.log(`result ${result.id}: the rows of file ${file + 1} are counted by the JSON reader: ${e.message}`);
+          }
+        }
+      };
+      await this.readingFiles(() => Promise.all(Array.from({ length: FILES_COUNTED_AT_ONCE }, counter)));
+    }
+    const unknown = perFile.flatMap((sql, file) => (known(file) ? [] : [{ sql, file }]));
     if (unknown.length === 0) return;
     const counts = unknown.map(({ sql, file }) => `SELECT ${file} AS file, count(*) AS n FROM (${sql})`).join('\nUNION ALL\n');
     const counted = await this.readingFiles(() => conn.runAndReadAll(counts));

@@ -73,6 +73,21 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     await stillServes();
   });
 
+  it('counts a file with a malformed record deep inside by its lines, and reports the record when the rows there are read', async () => {
+    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
+    const many = Array.from({ length: 40 }, () => lines).flat();
+    const bad = Math.floor(many.length * 0.75);
+    many[bad] = many[bad].slice(0, -10);
+    const damaged = await file('bad-record.jsonl.gz', gzipSync(`${many.join('\n')}\n`));
+    const opened = await engine.open({ paths: [users.paths[0], damaged], schema: users.schema });
+    assert.equal(await engine.count(opened.handle, {}), lines.length + many.length);
+    const before = await engine.page(opened.handle, {}, lines.length + bad - 10, 10);
+    assert.equal(before.rows.length, 10, 'the rows before the malformed one are served');
+    const message = await rejection(engine.page(opened.handle, {}, lines.length + bad - 5, 10), 'corrupt');
+    assert.match(message, /bad-record\.jsonl\.gz/);
+    await stillServes();
+  });
+
   it('reports a corrupt Parquet file as damaged when it is opened', async () => {
     const parquet = await fs.readFile((await results.download('canvas', 'users', 'parquet')).paths[0]);
     const broken = Buffer.from(parquet);

@@ -1,15 +1,16 @@
 // A window of a JSONL file read by splitting its lines and parsing only the window's (the far
 // pages of a result not yet copied) must hold exactly the rows the JSON reader gives at that
 // place: every column type of the emulator's tables, deletes, files whose lines are blank, white
-// space only or end in CRLF, gzip files of several members; and a file it cannot read this way
-// (a truncated gzip, a line too long) fails rather than giving other rows.
+// space only or end in CRLF, gzip files of several members; the records counted by lines are
+// the rows the JSON reader counts; and a file it cannot read this way (a truncated gzip, a line
+// too long) fails rather than giving other rows.
 
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { MAX_LINE_BYTES, recordLines } from '../../../src/engine/fileLines';
+import { countRecords, MAX_LINE_BYTES, recordLines } from '../../../src/engine/fileLines';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 import { jsonlLines, planSource, readerCall } from '../../../src/engine/sourcePlan';
 import { SampleResults } from './sampleResults';
@@ -51,6 +52,7 @@ describe('engine: a JSONL window read line by line', function () {
       for (const file of paths) {
         const all = await parsed(file, true, schema, 0, 1_000_000);
         assert.ok(all.length > 0, `${file} has rows`);
+        assert.equal(await countRecords(file, { gzip: true }), all.length, `${table}: the records counted by lines`);
         assert.deepEqual(await byLines(file, true, schema, 0, all.length + 10), all, `${table}: every row`);
         for (const from of [1, Math.floor(all.length / 2), all.length - 3]) {
           if (from < 0) continue;
@@ -70,6 +72,7 @@ describe('engine: a JSONL window read line by line', function () {
       await fs.writeFile(file, gzip ? gzipSync(text) : text);
       const all = await parsed(file, gzip, schema, 0, 100);
       assert.equal(all.length, 5);
+      assert.equal(await countRecords(file, { gzip }), 5, `gzip ${gzip}: the records counted by lines`);
       assert.deepEqual(await byLines(file, gzip, schema, 0, 100), all, `gzip ${gzip}: every row`);
       assert.deepEqual(await byLines(file, gzip, schema, 2, 2), all.slice(2, 4), `gzip ${gzip}: rows 2 and 3`);
     }
@@ -84,6 +87,7 @@ describe('engine: a JSONL window read line by line', function () {
     await fs.writeFile(file, Buffer.concat(members));
     const all = await parsed(file, true, schema, 0, 10_000);
     assert.equal(all.length, 3000);
+    assert.equal(await countRecords(file, { gzip: true }), 3000);
     for (const from of [0, 998, 1999, 2995]) assert.deepEqual(await byLines(file, true, schema, from, 10), all.slice(from, from + 10), `rows from ${from}`);
   });
 
@@ -94,6 +98,7 @@ describe('engine: a JSONL window read line by line', function () {
     const truncated = path.join(results.dir, 'truncated.jsonl.gz');
     await fs.writeFile(truncated, whole.subarray(0, whole.length - 100));
     await assert.rejects(byLines(truncated, true, schema, 4990, 10), /unexpected end of file/);
+    await assert.rejects(countRecords(truncated, { gzip: true }), /unexpected end of file/);
     const long = path.join(results.dir, 'long-line.jsonl');
     await fs.writeFile(long, [record(1), record(2, 'x'.repeat(MAX_LINE_BYTES)), record(3)].join('\n'));
     await assert.rejects(byLines(long, false, schema, 1, 2), /longer than/);
