@@ -2,11 +2,12 @@
 // (level 6, the emulator's default), driven through the engine client exactly as the preview
 // drives it (open, first window of rows, the row count asked at once, then a sort and a window
 // far down, each asked twice: at once, while the engine still copies the result into its own
-// table in the background, and once that copy is complete; then two windows deep into the sort), the same questions on a result copied for
-// its preview right after its download (prepared), the engine process's peak memory at three
-// result sizes, and the extension host side's (the engine client reading windows over the whole
-// result) against a bare Node process. Baseline: a bare DuckDB in a fresh process, one
-// statement per question, as a person would ask a DuckDB shell.
+// table in the background, and once that copy is complete; then two windows deep into the
+// sort), the same questions on a result copied for its preview right after its download
+// (prepared), the engine process's peak memory at three result sizes, and the extension host
+// side's (the engine client reading windows over the whole result) against a bare Node process.
+// Baseline: a bare DuckDB in a fresh process, one statement per question, as a person would ask
+// a DuckDB shell.
 
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -93,8 +93,8 @@ export function readerCall(format: ResultFormat, paths: string[], o: ReaderOptio
 /**
  * Records given as text, as `planSource` projects them: the statement's one parameter is the
  * records' lines joined by line feeds (fileLines.ts; valid JSON holds no raw line feed), and
- * only these lines are parsed, as JSON into the schema's record shape. A field the schema does not name is ignored and a missing one is
- * null, as with the JSON reader's typed columns.
+ * only these lines are parsed, as JSON into the schema's record shape. A field the schema does
+ * not name is ignored and a missing one is null, as with the JSON reader's typed columns.
  */
 export function jsonlLines(schema: SchemaEnvelope): string {
   const parts = schemaParts(schema);
