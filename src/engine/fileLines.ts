@@ -32,13 +32,41 @@ export interface LineWindow {
   cancelled?: () => boolean;
 }
 
+/** Records read on either side of a window, for the windows next to it. */
+export interface Around {
+  /** at most this many records before the window, and after it */
+  before: number;
+  after: number;
+  /** at most this many bytes of them on each side: the nearest ones are kept */
+  bytes: number;
+}
+
+/** Records `first` to `first + lines.length` of a file, each without its line end. */
+export interface LineSpan {
+  first: number;
+  lines: string[];
+  /** no record follows the last line: the file ends there */
+  atEnd: boolean;
+}
+
+const NOTHING_AROUND: Around = { before: 0, after: 0, bytes: 0 };
+
 /**
  * Records `from` to `from + count` of the file (fewer at its end), each without its line end.
  * Fails on a line over MAX_LINE_BYTES in the window, or when the file cannot be read or
  * decompressed (a truncated gzip).
  */
 export async function recordLines(path: string, o: LineWindow): Promise<string[]> {
-  return o.count <= 0 ? [] : (await scan(path, o)).found;
+  return o.count <= 0 ? [] : (await scan(path, o, NOTHING_AROUND)).lines;
+}
+
+/**
+ * The window of `recordLines` and up to `around` records on either side of it, as far as the
+ * file has them: a record too long to read there only ends the span on its side.
+ */
+export async function recordSpan(path: string, o: LineWindow, around: Around): Promise<LineSpan> {
+  const { first, lines, atEnd } = await scan(path, o, around);
+  return { first, lines, atEnd };
 }
 
 /**
@@ -46,12 +74,24 @@ export async function recordLines(path: string, o: LineWindow): Promise<string[]
  * counts them when every record is valid. Fails when the file cannot be read or decompressed.
  */
 export async function countRecords(path: string, o: { gzip: boolean; cancelled?: () => boolean }): Promise<number> {
-  return (await scan(path, { ...o, from: Number.POSITIVE_INFINITY, count: 1 })).records;
+  return (await scan(path, { ...o, from: Number.POSITIVE_INFINITY, count: 1 }, NOTHING_AROUND)).records;
 }
 
-/** Reads the file's lines, keeping records `from` to `from + count` (none when `from` is infinite), and counts the records passed. */
-async function scan(path: string, o: LineWindow): Promise<{ found: string[]; records: number }> {
-  const found: string[] = [];
+/**
+ * Reads the file's lines, keeping records `from` to `from + count` and those `around` them (none
+ * when `from` is infinite), and counts the records passed.
+ */
+async function scan(path: string, o: LineWindow, around: Around): Promise<LineSpan & { records: number }> {
+  const start = Math.max(0, o.from - around.before);
+  const end = o.from + o.count;
+  const kept: string[] = [];
+  const sizes: number[] = [];
+  /** kept[head] is the first record of the span: those before it were dropped for room */
+  let head = 0;
+  /** bytes of the records kept before the window, and after it */
+  let bytesBefore = 0;
+  let bytesAfter = 0;
+  let after = 0;
   const file = createReadStream(path, { highWaterMark: CHUNK_BYTES });
   const text = o.gzip ? pipeline(file, createGunzip({ chunkSize: CHUNK_BYTES }), () => undefined) : file;
   let passed = 0;
@@ -59,34 +99,55 @@ async function scan(path: string, o: LineWindow): Promise<{ found: string[]; rec
   let blank = true;
   let line: Buffer[] = [];
   let lineBytes = 0;
+  const span = (atEnd: boolean): LineSpan & { records: number } => ({ first: start + head, lines: kept.slice(head), atEnd, records });
+  /** Takes the line just ended; true when the span is complete. */
   const keep = (): boolean => {
     if (blank) return false;
-    if (records++ >= o.from) found.push(lineText(line));
-    return found.length === o.count;
+    const index = records++;
+    if (index < start) return false;
+    const tooLong = lineBytes > MAX_LINE_BYTES;
+    if (index >= end) {
+      if (tooLong || after === around.after || bytesAfter + lineBytes > around.bytes) return true;
+      after++;
+      bytesAfter += lineBytes;
+      kept.push(lineText(line));
+      return after === around.after;
+    }
+    kept.push(tooLong ? '' : lineText(line));
+    sizes.push(lineBytes);
+    if (index >= o.from) return index + 1 === end && around.after === 0;
+    bytesBefore += lineBytes;
+    if (tooLong) {
+      head = kept.length;
+      bytesBefore = 0;
+    }
+    for (; bytesBefore > around.bytes; head++) bytesBefore -= sizes[head];
+    return false;
   };
   try {
     for await (const chunk of text as AsyncIterable<Buffer>) {
       if (o.cancelled?.()) throw new EngineError('cancelled', 'The query was cancelled.');
       passed += chunk.length;
-      for (let start = 0; start < chunk.length; ) {
-        const newline = chunk.indexOf(10, start);
-        const end = newline < 0 ? chunk.length : newline;
-        if (blank) blank = onlyWhiteSpace(chunk, start, end);
-        if (records >= o.from) {
-          lineBytes += end - start;
-          if (lineBytes > MAX_LINE_BYTES) throw new Error(`Record ${records + 1} of ${path} is longer than ${MAX_LINE_BYTES} bytes.`);
-          line.push(chunk.subarray(start, end));
+      for (let from = 0; from < chunk.length; ) {
+        const newline = chunk.indexOf(10, from);
+        const to = newline < 0 ? chunk.length : newline;
+        if (blank) blank = onlyWhiteSpace(chunk, from, to);
+        if (records >= start) {
+          lineBytes += to - from;
+          if (lineBytes <= MAX_LINE_BYTES) line.push(chunk.subarray(from, to));
+          else if (records >= o.from && records < end) throw new Error(`Record ${records + 1} of ${path} is longer than ${MAX_LINE_BYTES} bytes.`);
+          else line = [];
         }
         if (newline < 0) break;
-        if (keep()) return { found, records };
+        if (keep()) return span(false);
         blank = true;
         line = [];
         lineBytes = 0;
-        start = newline + 1;
+        from = newline + 1;
       }
     }
-    keep();
-    return { found, records };
+    // the last line may have no line end; a span that leaves it out does not reach the file's end
+    return span(!keep());
   } finally {
     file.destroy();
     if (text !== file) text.destroy();

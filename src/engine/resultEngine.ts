@@ -10,7 +10,8 @@
 // and the memory to itself. Until the copy is complete:
 // - a page of rows already copied is read from the table by rowid; a page further on from the
 //   file that holds it, once a count has given each file's rows (a JSONL file decompressed and
-//   its lines split in Node, only the page's lines parsed, fileLines.ts); else from all files;
+//   its lines split in Node, only the page's lines parsed, fileLines.ts, and the lines around
+//   the page kept for the pages next to it); else from all files;
 // - a count counts the files not copied yet, and each file's rows are kept;
 // - a sort reads the copied rows from the table and the others from their files, ties broken
 //   by each row's place, as the complete table breaks them: the order never changes;
@@ -34,7 +35,7 @@ import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type
 import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
-import { countRecords, recordLines } from './fileLines';
+import { countRecords, recordSpan, type Around, type LineSpan } from './fileLines';
 import { inspectFiles } from './sourceFiles';
 import { jsonlLines, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
 import { quoteIdent, quoteString, typedFilterValues } from './sqlText';
@@ -93,6 +94,11 @@ const FIRST_ROWS = 1000;
 const TOP_N_ROWS = 10_000;
 /** A window that starts this far into a JSONL file reads the file's lines rather than its records. */
 const LINE_WINDOW_FROM = 1000;
+/**
+ * Records read on either side of such a window and kept for the windows next to it (those the
+ * preview asks for as it scrolls on), so they need no second pass over the file.
+ */
+const LINES_AROUND: Around = { before: 1000, after: 2000, bytes: 4 * 1024 * 1024 };
 /** JSONL files whose lines are counted at the same time (each inflates on a thread of its own). */
 const FILES_COUNTED_AT_ONCE = 2;
 /** Catalog names DuckDB keeps for itself: a database is never attached under them. */
@@ -125,6 +131,8 @@ export class ResultEngine {
   /** requests reading results' files now: copies wait for them, so they have the cores and memory */
   private fileReaders = 0;
   private readonly fileReadersDone: (() => void)[] = [];
+  /** the lines last read from a file not yet copied, and around them */
+  private recentLines?: { result: OpenResult; file: number; span: LineSpan };
 
   constructor(
     private readonly db: DuckDBInstance,
@@ -427,6 +435,15 @@ export class ResultEngine {
     return this.fileReaders === 0 ? Promise.resolve() : new Promise((resolve) => this.fileReadersDone.push(resolve));
   }
 
+  /** Records `from` to `from + count` of a result's file when the lines last read hold them all. */
+  private nearLines(result: OpenResult, file: number, from: number, count: number): string[] | undefined {
+    const recent = this.recentLines;
+    if (recent?.result !== result || recent.file !== file) return undefined;
+    const { first, lines, atEnd } = recent.span;
+    if (from < first || (from + count > first + lines.length && !atEnd)) return undefined;
+    return lines.slice(from - first, from - first + count);
+  }
+
   /** Runs `task` with the result's table attached when it reads from it, as a reader of files when it reads from them. */
   private reading<T>(result: OpenResult, reads: Reads, task: () => Promise<T>): Promise<T> {
     const read = reads.readsFiles ? () => this.readingFiles(task) : task;
@@ -452,10 +469,15 @@ export class ResultEngine {
       const parsed = `SELECT ${columns} FROM (${result.perFile![file]}) LIMIT ${count} OFFSET ${from}`;
       const lines = result.lineWindows;
       if (!lines || from < LINE_WINDOW_FROM) return fromFiles(parsed);
+      const rowsOf = async (text: string[]): Promise<unknown[][]> =>
+        text.length === 0 ? [] : jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM (${lines.sql})`, [text.join('\n')]));
       try {
+        const near = this.nearLines(result, file, from, count);
+        if (near) return await rowsOf(near);
         return await this.readingFiles(async () => {
-          const text = await recordLines(lines.paths[file], { gzip: lines.gzip, from, count, cancelled: () => work.cancelled });
-          return text.length === 0 ? [] : jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM (${lines.sql})`, [text.join('\n')]));
+          const span = await recordSpan(lines.paths[file], { gzip: lines.gzip, from, count, cancelled: () => work.cancelled }, LINES_AROUND);
+          this.recentLines = { result, file, span };
+          return rowsOf(span.lines.slice(from - span.first, from - span.first + count));
         });
       } catch (err) {
         const e = toEngineError(err);
@@ -550,6 +572,7 @@ export class ResultEngine {
   }
 
   private async drop(result: OpenResult): Promise<void> {
+    if (this.recentLines?.result === result) this.recentLines = undefined;
     const conn = await this.db.connect();
     try {
       await conn.run(`DROP VIEW IF EXISTS ${result.view}`);

@@ -3,14 +3,15 @@
 // place: every column type of the emulator's tables, deletes, files whose lines are blank, white
 // space only or end in CRLF, gzip files of several members; the records counted by lines are
 // the rows the JSON reader counts; and a file it cannot read this way (a truncated gzip, a line
-// too long) fails rather than giving other rows.
+// too long) fails rather than giving other rows. The records read around a window (kept for the
+// windows next to it) are the file's records at their places, within the bounds asked for.
 
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { countRecords, MAX_LINE_BYTES, recordLines } from '../../../src/engine/fileLines';
+import { countRecords, MAX_LINE_BYTES, recordLines, recordSpan } from '../../../src/engine/fileLines';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 import { jsonlLines, planSource, readerCall } from '../../../src/engine/sourcePlan';
 import { SampleResults } from './sampleResults';
@@ -103,6 +104,46 @@ describe('engine: a JSONL window read line by line', function () {
     await fs.writeFile(long, [record(1), record(2, 'x'.repeat(MAX_LINE_BYTES)), record(3)].join('\n'));
     await assert.rejects(byLines(long, false, schema, 1, 2), /longer than/);
     assert.deepEqual(await byLines(long, false, schema, 2, 1), await parsed(long, false, schema, 2, 1), 'a long line before the window is only counted');
+  });
+
+  it('reads records around a window, as many as asked and within the bytes allowed, and says where the file ends', async () => {
+    // record i is i % 10 + 1 hundred bytes long or so: a bound in bytes keeps fewer of the long ones
+    const record = (i: number): string => JSON.stringify({ key: { id: i }, value: { name: 'n'.repeat(100 * ((i % 10) + 1)) } });
+    const ids = Array.from({ length: 3000 }, (_, i) => i);
+    const lines = ids.map(record);
+    const file = path.join(results.dir, 'around.jsonl.gz');
+    await fs.writeFile(file, gzipSync(`${lines.join('\n')}\n\n`));
+    const bytes = (from: number, to: number): number => lines.slice(from, to).reduce((n, l) => n + l.length, 0);
+    const window = { gzip: true, from: 1500, count: 200 };
+
+    const wide = await recordSpan(file, window, { before: 100, after: 300, bytes: 1 << 20 });
+    assert.deepEqual(wide, { first: 1400, lines: lines.slice(1400, 2000), atEnd: false });
+
+    // room on each side for the 40 records before the window, and for a few more than 40 after it
+    const room = bytes(1460, 1500);
+    const narrow = await recordSpan(file, window, { before: 1000, after: 1000, bytes: room });
+    const roomAfter = Array.from({ length: 100 }, (_, n) => n).filter((n) => bytes(1700, 1700 + n) <= room).pop()!;
+    assert.ok(roomAfter > 30 && roomAfter < 50);
+    assert.deepEqual(narrow, { first: 1460, lines: lines.slice(1460, 1700 + roomAfter), atEnd: false }, 'the window whole, and the records nearest to it');
+
+    const end = await recordSpan(file, { gzip: true, from: 2900, count: 200 }, { before: 10, after: 500, bytes: 1 << 20 });
+    assert.deepEqual(end, { first: 2890, lines: lines.slice(2890), atEnd: true });
+    const justBefore = await recordSpan(file, { gzip: true, from: 2700, count: 100 }, { before: 0, after: 200, bytes: 1 << 20 });
+    assert.equal(justBefore.lines.length, 300);
+    assert.equal(justBefore.atEnd, false, 'the span ends at its last record, which is the file\'s: no more is claimed than was read');
+    const unended = path.join(results.dir, 'around-unended.jsonl.gz');
+    await fs.writeFile(unended, gzipSync(lines.join('\n')));
+    const short = await recordSpan(unended, { gzip: true, from: 2700, count: 100 }, { before: 0, after: 1000, bytes: bytes(2800, 2999) });
+    assert.deepEqual(short, { first: 2700, lines: lines.slice(2700, 2999), atEnd: false }, 'the last record, without a line end, is left out: the span does not end the file');
+  });
+
+  it('reads around a window past a record too long, which only ends the span on its side', async () => {
+    const record = (id: number, name = `user ${id}`): string => JSON.stringify({ key: { id }, value: { name } });
+    const lines = Array.from({ length: 100 }, (_, i) => record(i, i === 40 || i === 70 ? 'x'.repeat(MAX_LINE_BYTES) : undefined));
+    const file = path.join(results.dir, 'around-long.jsonl');
+    await fs.writeFile(file, lines.join('\n'));
+    const span = await recordSpan(file, { gzip: false, from: 50, count: 10 }, { before: 30, after: 30, bytes: 10 * MAX_LINE_BYTES });
+    assert.deepEqual(span, { first: 41, lines: lines.slice(41, 70), atEnd: false });
   });
 
   it('stops reading when the request is cancelled', async () => {

@@ -60,6 +60,21 @@ describe('engine: a result read while it is copied into its own table', function
       assert.deepEqual(whole[0], row(sorted[0]));
     }));
 
+  it('shows the windows next to a far one not yet copied from the lines read with it, without reading the file again', () =>
+    fresh(async ({ engine }) => {
+      const own = await writeResult(path.join(results.dir, 'neighbours'));
+      const opened = await engine.open(own);
+      assert.equal(await engine.count(opened.handle, {}), TOTAL);
+      // 148,800 records into the last file
+      const far = TOTAL - 1200;
+      assert.deepEqual(await idsOf(engine, opened.handle, {}, far, 200), range(far, far + 200));
+      await fs.writeFile(own.paths[2], 'no longer a gzip file');
+      assert.deepEqual(await idsOf(engine, opened.handle, {}, far + 200, 200), range(far + 200, far + 400), 'the window after it');
+      assert.deepEqual(await idsOf(engine, opened.handle, {}, far - 600, 200), range(far - 600, far - 400), 'a window before it');
+      assert.deepEqual(await idsOf(engine, opened.handle, {}, TOTAL - 100, 200), range(TOTAL - 100, TOTAL), 'the last rows');
+      await assert.rejects(engine.page(opened.handle, {}, far - 50_000, 200), (err: Error) => isEngineError(err) && err.kind === 'corrupt', 'a window away from it reads the file');
+    }));
+
   it('exports a sorted view in the same order before and after the copy', () =>
     fresh(async ({ engine, copied }) => {
       const opened = await engine.open(source);
