@@ -6,8 +6,8 @@
 // keeps them, so the preview's first windows need no second read. Meanwhile the result is
 // copied into a table of its own (resultStore.ts), file by file in the files' order, so a
 // row's rowid is its place in the result; the copy of a file gives way to any request that
-// reads files (it is interrupted and done again afterwards), so such a request has the cores
-// and the memory to itself. Until the copy is complete:
+// reads files (it is interrupted, and done again once no such request came for half a second),
+// so such a request has the cores and the memory to itself. Until the copy is complete:
 // - a page of rows already copied is read from the table by rowid; a page further on from the
 //   file that holds it, once a count has given each file's rows (a JSONL file decompressed and
 //   its lines split in Node, only the page's lines parsed, fileLines.ts, and the lines around
@@ -99,6 +99,11 @@ const LINE_WINDOW_FROM = 1000;
  * preview asks for as it scrolls on), so they need no second pass over the file.
  */
 const LINES_AROUND: Around = { before: 1000, after: 2000, bytes: 4 * 1024 * 1024 };
+/**
+ * A copy that gave way resumes once no request has read results' files for this long, so a
+ * burst of requests (far pages asked one after the other) has the cores to itself throughout.
+ */
+const COPY_RESUMES_AFTER_MS = 500;
 /** JSONL files whose lines are counted at the same time (each inflates on a thread of its own). */
 const FILES_COUNTED_AT_ONCE = 2;
 /** Catalog names DuckDB keeps for itself: a database is never attached under them. */
@@ -131,6 +136,8 @@ export class ResultEngine {
   /** requests reading results' files now: copies wait for them, so they have the cores and memory */
   private fileReaders = 0;
   private readonly fileReadersDone: (() => void)[] = [];
+  /** runs out COPY_RESUMES_AFTER_MS after the last request reading files ended */
+  private copiesWait?: NodeJS.Timeout;
   /** the lines last read from a file not yet copied, and around them */
   private recentLines?: { result: OpenResult; file: number; span: LineSpan };
 
@@ -426,13 +433,22 @@ export class ResultEngine {
     try {
       return await task();
     } finally {
-      if (--this.fileReaders === 0) for (const done of this.fileReadersDone.splice(0)) done();
+      if (--this.fileReaders === 0) this.resumeCopiesLater();
     }
   }
 
-  /** Resolves once no request reads results' files. */
+  private resumeCopiesLater(): void {
+    clearTimeout(this.copiesWait);
+    this.copiesWait = setTimeout(() => {
+      this.copiesWait = undefined;
+      if (this.fileReaders === 0) for (const done of this.fileReadersDone.splice(0)) done();
+    }, COPY_RESUMES_AFTER_MS);
+    this.copiesWait.unref();
+  }
+
+  /** Resolves once no request has read results' files for COPY_RESUMES_AFTER_MS. */
   private filesFree(): Promise<void> {
-    return this.fileReaders === 0 ? Promise.resolve() : new Promise((resolve) => this.fileReadersDone.push(resolve));
+    return this.fileReaders === 0 && !this.copiesWait ? Promise.resolve() : new Promise((resolve) => this.fileReadersDone.push(resolve));
   }
 
   /** Records `from` to `from + count` of a result's file when the lines last read hold them all. */
