@@ -52,19 +52,12 @@ export interface LineSpan {
 const NOTHING_AROUND: Around = { before: 0, after: 0, bytes: 0 };
 
 /**
- * Records `from` to `from + count` of the file (fewer at its end), each without its line end.
- * Fails on a line over MAX_LINE_BYTES in the window, or when the file cannot be read or
- * decompressed (a truncated gzip).
+ * Records `from` to `from + count` of the file (fewer at its end), each without its line end,
+ * and up to `around` records on either side of them, as far as the file has them. Fails on a
+ * line over MAX_LINE_BYTES in the window (one around it only ends the span on its side), or
+ * when the file cannot be read or decompressed (a truncated gzip).
  */
-export async function recordLines(path: string, o: LineWindow): Promise<string[]> {
-  return o.count <= 0 ? [] : (await scan(path, o, NOTHING_AROUND)).lines;
-}
-
-/**
- * The window of `recordLines` and up to `around` records on either side of it, as far as the
- * file has them: a record too long to read there only ends the span on its side.
- */
-export async function recordSpan(path: string, o: LineWindow, around: Around): Promise<LineSpan> {
+export async function recordSpan(path: string, o: LineWindow, around = NOTHING_AROUND): Promise<LineSpan> {
   const { first, lines, atEnd } = await scan(path, o, around);
   return { first, lines, atEnd };
 }

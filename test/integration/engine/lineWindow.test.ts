@@ -11,7 +11,7 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { countRecords, MAX_LINE_BYTES, recordLines, recordSpan } from '../../../src/engine/fileLines';
+import { countRecords, MAX_LINE_BYTES, recordSpan } from '../../../src/engine/fileLines';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 import { jsonlLines, planSource, readerCall } from '../../../src/engine/sourcePlan';
 import { SampleResults } from './sampleResults';
@@ -36,7 +36,7 @@ describe('engine: a JSONL window read line by line', function () {
   const parsed = (file: string, gzip: boolean, schema: SchemaEnvelope, from: number, count: number): Promise<unknown[][]> =>
     rows(`SELECT * FROM (${planSource('jsonl', readerCall('jsonl', [file], { gzip, schema }), [], schema).sql}) LIMIT ${count} OFFSET ${from}`);
   const byLines = async (file: string, gzip: boolean, schema: SchemaEnvelope, from: number, count: number): Promise<unknown[][]> => {
-    const lines = await recordLines(file, { gzip, from, count });
+    const { lines } = await recordSpan(file, { gzip, from, count });
     return lines.length === 0 ? [] : ((await conn.runAndReadAll(`SELECT * FROM (${jsonlLines(schema)})`, [lines.join('\n')])).getRowsJson() as unknown[][]);
   };
 
@@ -151,7 +151,7 @@ describe('engine: a JSONL window read line by line', function () {
     // about 4 MiB of lines: the read passes several chunks before the window
     await fs.writeFile(file, gzipSync(Array.from({ length: 100_000 }, (_, i) => JSON.stringify({ key: { id: i }, value: { name: `user ${i}` } })).join('\n')));
     let asked = 0;
-    await assert.rejects(recordLines(file, { gzip: true, from: 99_000, count: 10, cancelled: () => ++asked > 1 }), (err: Error & { kind?: string }) => err.kind === 'cancelled');
+    await assert.rejects(recordSpan(file, { gzip: true, from: 99_000, count: 10, cancelled: () => ++asked > 1 }), (err: Error & { kind?: string }) => err.kind === 'cancelled');
     assert.equal(asked, 2, 'asked once for each chunk read, and stopped at the second');
   });
 });
