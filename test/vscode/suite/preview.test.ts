@@ -48,6 +48,7 @@ function column(panel: PreviewPanel, name: string): number {
 describe('Result preview and SQL console', function () {
   this.timeout(180_000);
   let jobId: string;
+  let files: string[];
   let records: WebLog[];
   let tmp: string;
 
@@ -62,7 +63,8 @@ describe('Result preview and SQL console', function () {
       format: 'jsonl',
     })) as { job: { id: string }; files: { path: string }[] };
     jobId = result.job.id;
-    records = await readJsonl(result.files.map((f) => f.path));
+    files = result.files.map((f) => f.path);
+    records = await readJsonl(files);
     assert.ok(records.length > 1_000, 'a result of several windows');
   });
 
@@ -154,5 +156,40 @@ describe('Result preview and SQL console', function () {
 
     const failed = (await vscode.commands.executeCommand('dataQuery.runSqlStatement', { text: 'SELEC 1' })) as PreviewPanel;
     assert.match(String(failed.state().error), /syntax/i, 'a statement that cannot run says why, in the grid');
+  });
+
+  it('opens result files from VS Code\'s explorer with "Open With... Data Query Preview", JSONL and Parquet alike', async () => {
+    const parquet = (await vscode.commands.executeCommand('dataQuery.queryTable', {
+      connection: SAMPLE,
+      namespace: 'canvas_logs',
+      table: 'web_logs',
+      format: 'parquet',
+    })) as { files: { path: string }[] };
+    const opened = [
+      { file: files[0], rows: (await readJsonl([files[0]])).length },
+      { file: parquet.files[0].path, rows: records.length },
+    ];
+    for (const { file, rows } of opened) {
+      assert.ok(rows > 0, `${path.basename(file)} holds rows`);
+      await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(file), 'dataQuery.resultPreview');
+      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+      assert.ok(tab?.input instanceof vscode.TabInputCustom && tab.input.viewType === 'dataQuery.resultPreview', `${path.basename(file)} is open in the preview`);
+      assert.equal(tab.label, path.basename(file));
+
+      // "Export Result" given no panel exports the preview looked at last: this one, once it has opened the file
+      const out = path.join(tmp, `${path.basename(file)}.csv`);
+      const deadline = Date.now() + 60_000;
+      let exported: { rows: number } | undefined;
+      while (!exported) {
+        exported = await Promise.resolve(vscode.commands.executeCommand<{ rows: number }>('dataQuery.exportResult', { format: 'csv', path: out })).catch((err: unknown) => {
+          assert.ok(Date.now() < deadline, `the preview opened ${path.basename(file)}: ${String(err)}`);
+          return new Promise<undefined>((resolve) => setTimeout(resolve, 200));
+        });
+      }
+      assert.equal(exported.rows, rows, `the preview reads every row of ${path.basename(file)}`);
+      const header = (await fs.readFile(out, 'utf8')).split(/\r?\n/, 1)[0];
+      assert.match(header, /key\.id/, 'with the records flattened into columns');
+    }
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
