@@ -12,6 +12,8 @@ export async function openBrowser(tools: Toolchain, run: RunFolder): Promise<Bro
     headless: true,
     env: run.env as Record<string, string>,
     viewport: { width: 1280, height: 800 },
+    // the grid's copy goes through VS Code's clipboard, which the tests read back
+    permissions: ['clipboard-read', 'clipboard-write'],
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -194,6 +194,48 @@ describe('Result preview in the VS Code workbench', function () {
     }
   });
 
+  it('moves through the grid with the keyboard and copies a cell or a whole row', async () => {
+    const { page } = workbench();
+    const grid = await previewFromJobsView(page);
+    const id = await columnIndex(grid, 'key.id');
+    await until(page, 'the row count', () => statusText(grid), (text) => text === rowCount(records.length));
+    await until(page, 'the first rows painted', () => paintedRows(grid), (shown) => shown.length >= 10);
+    const cursor = grid.locator('.body .cell.cursor');
+    /** the cursor's row number and column name */
+    const at = async (): Promise<string> => {
+      const row = await cursor.evaluate((cell) => cell.parentElement?.firstElementChild?.textContent ?? '');
+      const column = await cursor.evaluate((cell) => Array.prototype.indexOf.call(cell.parentElement?.children ?? [], cell) - 1);
+      const names = await grid.locator('.row.head .cell:not(.gutter) .name').allInnerTexts();
+      return `${row.replace(/\D/g, '')}:${names[column]}`;
+    };
+    const clipboard = (): Promise<string> => page.evaluate(() => navigator.clipboard.readText());
+
+    await grid.locator('.body .row').nth(0).locator('.cell').nth(id + 1).click();
+    assert.equal(await at(), '1:key.id', 'a click puts the cursor on the cell');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await at(), '3:key.id', 'the arrows move it a row at a time');
+    await page.keyboard.press('Control+C');
+    await until(page, 'the cell on the clipboard', clipboard, (text) => text === records[2].key.id);
+
+    await page.keyboard.press('Control+End');
+    const last = await until(page, 'the last row on screen', () => paintedRows(grid), (shown) => shown[shown.length - 1]?.n === records.length);
+    assert.equal((await at()).split(':')[0], String(records.length), 'Ctrl+End goes to the last row');
+    await page.keyboard.press('PageUp');
+    assert.equal((await at()).split(':')[0], String(records.length - (last.length - 1)), 'PageUp goes up a screen less one row');
+    await page.keyboard.press('Control+Home');
+    await until(page, 'row 1 at the top again', () => paintedRows(grid), (shown) => shown[0]?.n === 1);
+    assert.equal(await at(), '1:key.id', 'Ctrl+Home goes back to the first row, in the same column');
+
+    await grid.locator('.body .row').nth(1).locator('.cell.gutter').click();
+    await page.keyboard.press('Control+C');
+    const names = await grid.locator('.row.head .cell:not(.gutter) .name').allInnerTexts();
+    const row = (await until(page, 'the row on the clipboard', clipboard, (text) => text.includes('\t'))).split('\t');
+    assert.equal(row.length, names.length, 'a clicked row number copies the whole row, a value per column');
+    assert.equal(row[id], records[1].key.id, 'of the row clicked');
+    assert.equal(row[await columnIndex(grid, 'value.http_status')], String(records[1].value.http_status));
+  });
+
   it('runs a statement in the SQL console over the job and shows its result', async () => {
     const { page } = workbench();
     await closeAllEditors(page);
