@@ -109,4 +109,25 @@ describe('engine: paging, sorting, filtering, SQL and export over a whole result
     assert.deepEqual((await engine.page(reopened.handle, {}, 0, records.length)).rows, expected);
     assert.deepEqual((await fs.readdir(results.dir)).filter((f) => f.endsWith('.partial')), []);
   });
+
+  it('leaves neither the file asked for nor a partial one when an export is cancelled, and answers the next query', async () => {
+    const target = path.join(results.dir, 'cancelled.csv');
+    const abort = new AbortController();
+    let written = false;
+    // rows enough for minutes of writing: the cancel comes while the file grows
+    const exporting = engine.export({ sql: "SELECT x, repeat('y', 200) AS filler FROM range(10000000000) t(x)" }, { path: target, format: 'csv' }, () => {
+      written = true;
+    }, abort.signal);
+    const deadline = Date.now() + 30_000;
+    while (!(written && (await fs.stat(`${target}.partial`).then((s) => s.size > 0, () => false)))) {
+      assert.ok(Date.now() < deadline, 'the export started writing');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    abort.abort();
+    const err = await exporting.then(() => assert.fail('the export was cancelled'), (e: unknown) => e);
+    assert.ok(isEngineError(err) && err.kind === 'cancelled', String(err));
+    assert.deepEqual((await engine.sql('SELECT 1 + 1 AS two', 0, 1)).rows, [[2]]);
+    const left = (await fs.readdir(results.dir)).filter((f) => f.startsWith('cancelled.csv'));
+    assert.deepEqual(left, [], 'no file of the cancelled export is left');
+  });
 });
