@@ -173,7 +173,7 @@ export class ObjectFileSink {
     if (this.gunzipError) throw this.gunzipError;
     await this.flush(true);
     await this.writing;
-    await this.handle?.sync().catch(() => undefined);
+    await this.onDisk(this.handle?.sync().catch(unlessUnsupported));
     await this.onDisk(this.handle?.close());
     this.handle = undefined;
     return {
@@ -310,6 +310,17 @@ export class ObjectFileSink {
       this.gunzip = undefined;
     }
   }
+}
+
+/**
+ * Some file systems (certain network and FUSE mounts) cannot sync a file at all: the bytes
+ * are as safe as that file system makes them, so that is no failure. Any other sync failure
+ * (an I/O error, a full disk or quota found only now) means the file may not hold what was written.
+ */
+function unlessUnsupported(err: unknown): void {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EINVAL' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return;
+  throw err;
 }
 
 /** Writes `buffers` at `position` with as few calls as the system allows, short writes included. */

@@ -196,5 +196,46 @@ describe('download hardening', function () {
       assert.equal(service.requestsFor('big').length, 1, 'a local failure is not retried');
       assert.deepEqual(await listDir(fullDisk()), [], 'no partial file, no folder made for it');
     });
+
+    /** Makes FileHandle.sync fail with `code`, as a disk or a file system may; returns the undo. */
+    async function syncFails(code: string): Promise<() => void> {
+      const probe = await fs.open(path.join(dir, '.probe'), 'w');
+      const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+      await probe.close();
+      await fs.rm(path.join(dir, '.probe'));
+      const sync = proto.sync;
+      proto.sync = () => Promise.reject(Object.assign(new Error(`${code}: fsync failed`), { code, syscall: 'fsync' }));
+      return () => {
+        proto.sync = sync;
+      };
+    }
+
+    it('a file the disk fails to sync is an io error, leaving nothing under a final name', async () => {
+      service.objects.set('a', noise(300_000, 3));
+      service.objects.set('b', noise(200_000, 4));
+      const target = path.join(dir, 'synced');
+      const restore = await syncFails('EIO');
+      try {
+        const err = await failure(clock.run(client.downloadJob(job('a', 'b'), { dir: target, format: 'parquet' })));
+        assert.equal(err.kind, 'io');
+        assert.match(err.message, /input\/output error \(EIO\)/);
+        assert.ok(err.message.includes(target), err.message);
+      } finally {
+        restore();
+      }
+      assert.deepEqual(await listDir(dir), [], 'no file, no folder made for it');
+    });
+
+    it('a file system that cannot sync at all still gets the download', async () => {
+      const data = noise(300_000, 5);
+      service.objects.set('a', data);
+      const restore = await syncFails('EINVAL');
+      try {
+        const [file] = await clock.run(client.downloadJob(job('a'), { dir, format: 'parquet' }));
+        assert.ok((await fs.readFile(file.path)).equals(data));
+      } finally {
+        restore();
+      }
+    });
   });
 });
