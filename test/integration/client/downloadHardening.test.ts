@@ -12,6 +12,7 @@ import { MAX_REFUSALS_IN_A_ROW } from '../../../src/client/objectDownloader';
 import type { DownloadProgress } from '../../../src/client/types';
 import { completeJob as job, listDir as listFolder, noise, sha256 as sha, startDownloadBench, type DownloadBench } from '../../support/downloadBench';
 import { FakeClock } from '../../support/fakeClock';
+import { patchFileHandle } from '../../support/fileHandlePatch';
 import type { LoopbackService } from '../../support/loopbackServer';
 import { tmpfsForSuite } from '../../support/tmpfsMount';
 
@@ -198,16 +199,9 @@ describe('download hardening', function () {
     });
 
     /** Makes FileHandle.sync fail with `code`, as a disk or a file system may; returns the undo. */
-    async function syncFails(code: string): Promise<() => void> {
-      const probe = await fs.open(path.join(dir, '.probe'), 'w');
-      const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
-      await probe.close();
-      await fs.rm(path.join(dir, '.probe'));
-      const sync = proto.sync;
-      proto.sync = () => Promise.reject(Object.assign(new Error(`${code}: fsync failed`), { code, syscall: 'fsync' }));
-      return () => {
-        proto.sync = sync;
-      };
+    function syncFails(code: string): Promise<() => void> {
+      return patchFileHandle(dir, 'sync', () => () =>
+        Promise.reject(Object.assign(new Error(`${code}: fsync failed`), { code, syscall: 'fsync' })));
     }
 
     it('a file the disk fails to sync is an io error, leaving nothing under a final name', async () => {

@@ -5,29 +5,22 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import type { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { completeJob as job, noise, sha256 as sha, startDownloadBench, type DownloadBench } from '../../support/downloadBench';
+import { patchFileHandle } from '../../support/fileHandlePatch';
 import type { LoopbackService } from '../../support/loopbackServer';
 
 type Writev = FileHandle['writev'];
 
 /** Makes every FileHandle.writev start late, as on a busy disk; returns the undo. */
-async function slowDisk(dir: string, delayMs: number): Promise<() => void> {
-  const probe = await fs.open(path.join(dir, '.probe'), 'w');
-  const proto = Object.getPrototypeOf(probe) as { writev: Writev };
-  await probe.close();
-  await fs.rm(path.join(dir, '.probe'));
-  const writev = proto.writev;
-  proto.writev = async function (this: FileHandle, ...args: Parameters<Writev>) {
-    await sleep(delayMs);
-    return writev.apply(this, args);
-  } as Writev;
-  return () => {
-    proto.writev = writev;
-  };
+function slowDisk(dir: string, delayMs: number): Promise<() => void> {
+  return patchFileHandle(dir, 'writev', (writev) =>
+    async function (this: FileHandle, ...args: Parameters<Writev>) {
+      await sleep(delayMs);
+      return writev.apply(this, args);
+    } as Writev);
 }
 
 describe('downloads onto a disk slower than the network', function () {
