@@ -65,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     userAgent,
   });
   const syncedTables = new SyncedTablesModel(context.globalState, systemClock);
-  const schemas = new SchemaReader(new SchemaCache(context.globalState, systemClock), pool);
+  const schemas = new SchemaReader(new SchemaCache(context.globalState, systemClock), pool, systemClock);
   const explorer = new ExplorerTreeProvider(store, pool, logger, schemas, systemClock, syncedTableMarks(syncedTables));
   const explorerView = vscode.window.createTreeView('dataQuery.explorer', { treeDataProvider: explorer, showCollapseAll: true });
 
@@ -95,7 +95,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     ...engineSettings(),
     logger,
   });
-  const downloaded = jobDownloads(jobs.model, schemaFromConnections(store, pool), logger);
+  const downloaded = jobDownloads(jobs.model, schemaFromConnections(store, schemas), logger);
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('dataQuery.preview')) return;

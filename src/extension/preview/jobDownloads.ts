@@ -1,24 +1,23 @@
-// The downloaded jobs of the jobs model, with their table's schema fetched from the job's
-// connection when a preview or the console needs it.
+// The downloaded jobs of the jobs model, with their table's schema when a preview or the
+// console needs it: the kept copy, or the service's if it answers soon (results open either way).
 
 import type { SchemaEnvelope } from '../../core/contract';
 import type { Logger } from '../../core/logger';
 import type { JobEntry } from '../../jobs/jobEntry';
 import type { JobsModel } from '../../jobs/jobsModel';
-import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
-import { clientByName } from '../jobs/jobServices';
+import type { SchemaReader } from '../explorer/schemaReader';
+import { findConnection } from '../jobs/jobServices';
 import type { DownloadedJob, DownloadedJobsProvider } from './downloadedJobs';
 
 export type SchemaFetcher = (connection: string, namespace: string, table: string) => Promise<SchemaEnvelope>;
 
-/** A table's schema from the shared client of the named connection. */
-export function schemaFromConnections(store: ConnectionStore, pool: ClientPool): SchemaFetcher {
-  const clientFor = clientByName(store, pool);
-  return async (connection, namespace, table) => {
-    const client = await clientFor(connection);
-    return client.getSchema(namespace, table);
-  };
+/** The longest a preview or a console statement waits for a schema the explorer has not kept. */
+export const SCHEMA_WAIT_MS = 5_000;
+
+/** A table's schema through the explorer's cache, for the named connection. */
+export function schemaFromConnections(store: ConnectionStore, schemas: SchemaReader, waitMs = SCHEMA_WAIT_MS): SchemaFetcher {
+  return (connection, namespace, table) => Promise.resolve().then(() => schemas.schemaWithin(findConnection(store, connection), namespace, table, waitMs));
 }
 
 export function jobDownloads(model: Pick<JobsModel, 'list'>, fetchSchema: SchemaFetcher, logger: Logger): DownloadedJobsProvider {

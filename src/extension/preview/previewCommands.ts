@@ -15,7 +15,7 @@ import type { DownloadedJobsProvider } from './downloadedJobs';
 import { exportWithProgress, pickExportFormat, pickExportPath, type ExportResult } from './exportResult';
 import { PreviewPanel } from './previewPanel';
 import { PreviewPanels } from './previewPanels';
-import { resolvePreviewTarget } from './previewTargets';
+import { filesTarget, resolvePreviewTarget, sourceOf, type PreviewTarget } from './previewTargets';
 import { registerResultEditor } from './resultEditor';
 import { openResultFiles } from './rowSource';
 import { SqlConsoles, type ConsoleEngine } from './sqlConsole';
@@ -51,10 +51,10 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
 
   const previewResult = async (arg?: unknown): Promise<PreviewPanel | undefined> => {
     try {
-      const source = (await resolvePreviewTarget(arg, jobs)) ?? (await pickResultFiles(arg));
-      if (!source) return undefined;
-      const panel = panels.create(source.name ?? 'Preview');
-      await panel.show(openResultFiles(engine, source));
+      const target = resolvePreviewTarget(arg, jobs) ?? (await pickResultFiles(arg));
+      if (!target) return undefined;
+      const panel = panels.create(target.name);
+      await panel.show(sourceOf(target).then((source) => openResultFiles(engine, source)));
       return panel;
     } catch (err) {
       return failed(arg, 'Preview', err);
@@ -63,18 +63,18 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
 
   const exportResult = async (arg?: ExportArgs & Record<string, unknown>): Promise<ExportResult | undefined> => {
     try {
-      const source = await resolvePreviewTarget(arg, jobs);
+      const target = resolvePreviewTarget(arg, jobs);
       const panel = arg?.panel instanceof PreviewPanel ? arg.panel : panels.active();
       const fromPanel = panel?.exportTarget();
-      if (!source && !fromPanel) {
+      if (!target && !fromPanel) {
         throw new DqError('usage', 'There is no result to export.', { hint: 'Open a preview or run a SQL statement first, or export a job from the Jobs view.' });
       }
-      const title = source?.name ?? panel?.state().title ?? 'result';
+      const title = target?.name ?? panel?.state().title ?? 'result';
       const format = await pickExportFormat(arg?.format);
       const out = format && (await pickExportPath(arg?.path, title, format));
       if (!format || !out) return undefined;
-      const target = { path: out, format };
-      const result = source ? await exportFiles(source, target, title) : await exportWithProgress(engine, fromPanel!, target, title);
+      const to = { path: out, format };
+      const result = target ? await exportFiles(await sourceOf(target), to, title) : await exportWithProgress(engine, fromPanel!, to, title);
       void vscode.window.showInformationMessage(`Exported ${result.rows.toLocaleString()} rows to ${result.path}.`, 'Reveal').then((choice) => {
         if (choice) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.path));
       });
@@ -112,11 +112,14 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
 }
 
 /** Result files chosen in an open dialog, when the command was given nothing. */
-async function pickResultFiles(arg: unknown): Promise<ResultSource | undefined> {
+async function pickResultFiles(arg: unknown): Promise<PreviewTarget | undefined> {
   if (arg !== undefined) throw new DqError('usage', 'The preview was given something it cannot open.', { hint: 'Pass {paths: [...]}, {connection, jobId}, a job from the Jobs view or a file URI.' });
   const picked = await vscode.window.showOpenDialog({ title: 'Preview result files', canSelectMany: true, filters: { 'Result files': ['gz', 'parquet'] } });
   if (!picked || picked.length === 0) return undefined;
-  return { paths: picked.map((u) => u.fsPath), name: path.basename(picked[0].fsPath) };
+  return filesTarget(
+    picked.map((u) => u.fsPath),
+    path.basename(picked[0].fsPath),
+  );
 }
 
 /** An argument object from a caller (not a tree node or a URI from a menu). */

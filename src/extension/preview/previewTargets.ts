@@ -1,6 +1,7 @@
 // What `dataQuery.previewResult` and `dataQuery.exportResult` accept, as the files to open:
 // `{paths, title?, schema?}`; a downloaded job as `{connection, jobId}`, as a Jobs view node
 // (`{kind: 'job' | 'file', key}`) or as the job entry itself (with `files`); or a file URI.
+// A job's schema is read only once its preview is on screen, so a slow service never holds it up.
 
 import * as path from 'node:path';
 import { DqError } from '../../client/errors';
@@ -9,25 +10,48 @@ import { isRecord } from '../../core/isRecord';
 import type { ResultSource } from '../../engine/engineProtocol';
 import type { DownloadedJob, DownloadedJobsProvider } from './downloadedJobs';
 
+/** Result files to open and a title, with their table's schema read when it is needed. */
+export interface PreviewTarget {
+  paths: string[];
+  name: string;
+  /** undefined when the files belong to no known table (types are then inferred) */
+  schema(): Promise<SchemaEnvelope | undefined>;
+}
+
 /** The result files an argument names, or undefined when it names none (the command then asks). */
-export async function resolvePreviewTarget(arg: unknown, jobs: DownloadedJobsProvider): Promise<ResultSource | undefined> {
+export function resolvePreviewTarget(arg: unknown, jobs: DownloadedJobsProvider): PreviewTarget | undefined {
   if (!isRecord(arg)) return undefined;
   if (isStringArray(arg.paths)) {
-    return { paths: arg.paths, name: typeof arg.title === 'string' ? arg.title : undefined, schema: arg.schema as SchemaEnvelope | undefined };
+    const schema = arg.schema as SchemaEnvelope | undefined;
+    return filesTarget(arg.paths, typeof arg.title === 'string' ? arg.title : path.basename(arg.paths[0]), () => Promise.resolve(schema));
   }
-  if (arg.scheme === 'file' && typeof arg.fsPath === 'string') return { paths: [arg.fsPath], name: path.basename(arg.fsPath) };
+  if (arg.scheme === 'file' && typeof arg.fsPath === 'string') return filesTarget([arg.fsPath], path.basename(arg.fsPath));
   if (arg.kind === 'file' && typeof arg.path === 'string') {
     const job = findJob(jobs, arg);
-    return { paths: [arg.path], name: path.basename(arg.path), schema: await job?.schema() };
+    return filesTarget([arg.path], path.basename(arg.path), job ? () => job.schema() : undefined);
   }
   const job = findJob(jobs, arg);
-  if (job) return jobSource(job);
+  if (job) return jobTarget(job);
   if (typeof arg.key === 'string' || typeof arg.jobId === 'string') throw notDownloaded(arg);
   return undefined;
 }
 
-export async function jobSource(job: DownloadedJob): Promise<ResultSource> {
-  return { paths: job.paths, name: `${job.namespace}.${job.table}`, schema: await job.schema() };
+export function filesTarget(paths: string[], name: string, schema = (): Promise<SchemaEnvelope | undefined> => Promise.resolve(undefined)): PreviewTarget {
+  return { paths, name, schema };
+}
+
+export function jobTarget(job: DownloadedJob): PreviewTarget {
+  return { paths: job.paths, name: `${job.namespace}.${job.table}`, schema: () => job.schema() };
+}
+
+/** What the engine opens for a target, its schema read. */
+export async function sourceOf(target: PreviewTarget): Promise<ResultSource> {
+  const schema = await target.schema();
+  return { paths: target.paths, name: target.name, ...(schema ? { schema } : {}) };
+}
+
+export function jobSource(job: DownloadedJob): Promise<ResultSource> {
+  return sourceOf(jobTarget(job));
 }
 
 function findJob(jobs: DownloadedJobsProvider, arg: Record<string, unknown>): DownloadedJob | undefined {

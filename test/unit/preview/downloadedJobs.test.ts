@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { viewNames, type DownloadedJob } from '../../../src/extension/preview/downloadedJobs';
-import { resolvePreviewTarget } from '../../../src/extension/preview/previewTargets';
+import { resolvePreviewTarget, sourceOf } from '../../../src/extension/preview/previewTargets';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 
 const schema: SchemaEnvelope = { version: 3, schema: { type: 'object' } };
@@ -33,21 +33,25 @@ describe('downloaded jobs as SQL views', () => {
 
 describe('what a preview opens', () => {
   const jobs = (): DownloadedJob[] => [job({})];
+  const opened = (arg: unknown): Promise<unknown> => {
+    const target = resolvePreviewTarget(arg, jobs);
+    return target ? sourceOf(target) : Promise.resolve(undefined);
+  };
 
   it('opens a job by connection and job id, or by its Jobs view node, with the table\'s schema', async () => {
     const expected = { paths: ['/r/part-1.jsonl.gz'], name: 'canvas.users', schema };
-    assert.deepEqual(await resolvePreviewTarget({ connection: 'Sample data', jobId: '6F2A9C01-aaaa-bbbb' }, jobs), expected);
-    assert.deepEqual(await resolvePreviewTarget({ kind: 'job', id: 'job/k1', key: 'k1' }, jobs), expected);
-    assert.deepEqual(await resolvePreviewTarget({ kind: 'file', id: 'f', key: 'k1', path: '/r/part-1.jsonl.gz' }, jobs), { paths: ['/r/part-1.jsonl.gz'], name: 'part-1.jsonl.gz', schema });
+    assert.deepEqual(await opened({ connection: 'Sample data', jobId: '6F2A9C01-aaaa-bbbb' }), expected);
+    assert.deepEqual(await opened({ kind: 'job', id: 'job/k1', key: 'k1' }), expected);
+    assert.deepEqual(await opened({ kind: 'file', id: 'f', key: 'k1', path: '/r/part-1.jsonl.gz' }), { paths: ['/r/part-1.jsonl.gz'], name: 'part-1.jsonl.gz', schema });
   });
 
   it('opens loose files and file URIs as given', async () => {
-    assert.deepEqual(await resolvePreviewTarget({ paths: ['/a.csv.gz', '/b.csv.gz'], title: 'Mine' }, jobs), { paths: ['/a.csv.gz', '/b.csv.gz'], name: 'Mine', schema: undefined });
-    assert.deepEqual(await resolvePreviewTarget({ scheme: 'file', fsPath: '/d/x.parquet' }, jobs), { paths: ['/d/x.parquet'], name: 'x.parquet' });
+    assert.deepEqual(await opened({ paths: ['/a.csv.gz', '/b.csv.gz'], title: 'Mine' }), { paths: ['/a.csv.gz', '/b.csv.gz'], name: 'Mine' });
+    assert.deepEqual(await opened({ scheme: 'file', fsPath: '/d/x.parquet' }), { paths: ['/d/x.parquet'], name: 'x.parquet' });
   });
 
   it('says to download first when the job has no files on disk', async () => {
-    await assert.rejects(resolvePreviewTarget({ connection: 'Sample data', jobId: 'other' }, jobs), /The job other has no downloaded files to preview/);
-    assert.equal(await resolvePreviewTarget(undefined, jobs), undefined, 'nothing given: the command asks');
+    assert.throws(() => resolvePreviewTarget({ connection: 'Sample data', jobId: 'other' }, jobs), /The job other has no downloaded files to preview/);
+    assert.equal(resolvePreviewTarget(undefined, jobs), undefined, 'nothing given: the command asks');
   });
 });

@@ -222,7 +222,7 @@ describe('The schema cache', () => {
     const storage = new MemoryStorage();
     const connection: Connection = { kind: 'remote', name: 'Cached', baseUrl: emulator.baseUrl, dataPrefix: emulator.dataPrefix, namespaces: ['canvas'], allowInsecureHttp: false };
     const store = { read: () => ({ connections: [connection], problems: [] }), getCredentials: async () => undefined } as unknown as ConnectionStore;
-    const reload = () => new ExplorerTreeProvider(store, pool, nullLogger, new SchemaReader(new SchemaCache(storage, clock), pool), clock);
+    const reload = () => new ExplorerTreeProvider(store, pool, nullLogger, new SchemaReader(new SchemaCache(storage, clock), pool, clock), clock);
     const namespace = (): NamespaceNode => ({ kind: 'namespace', id: 'c/Cached/n/canvas', connection, namespace: 'canvas' });
     const usersOf = (nodes: ExplorerNode[]) => nodes.find((n) => n.kind === 'table' && n.table === 'users') as TableNode;
 
