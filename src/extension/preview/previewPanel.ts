@@ -55,14 +55,20 @@ export class PreviewPanel implements vscode.Disposable {
 
   /**
    * Shows a source's rows once it opens; settles when the grid has painted its first rows, or
-   * shows why it could not (the state's `error`).
+   * shows why it could not (the state's `error`). A source that is no longer `wanted` by then (a
+   * newer one was asked for) is closed unseen, and so is its failure.
    */
-  async show(opening: Promise<RowSource>): Promise<PreviewState> {
+  async show(opening: Promise<RowSource>, wanted: () => boolean = () => true): Promise<PreviewState> {
     try {
       const source = await opening;
+      if (!wanted()) {
+        void source.close().catch(() => undefined);
+        return this.session.state();
+      }
       this.webviewPanel.title = source.title;
       this.session.attach(source);
     } catch (err) {
+      if (!wanted()) return this.session.state();
       this.session.fail(err);
     }
     return this.session.whenShown();

@@ -67,6 +67,30 @@ function databaseConsoleArgs(arg: unknown): DatabaseConsoleArgs | undefined {
   };
 }
 
+/** How long a statement runs before a notification offers to cancel it. */
+const CANCEL_OFFER_MS = 1_000;
+
+function offerCancel(running: Promise<unknown>, run: AbortController, text: string): void {
+  let settled = false;
+  const done = running.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  setTimeout(() => {
+    if (settled || run.signal.aborted) return;
+    const title = `Running ${oneLine(text)}`;
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (_progress, token) => {
+      token.onCancellationRequested(() => run.abort());
+      return done;
+    });
+  }, CANCEL_OFFER_MS);
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+}
+
 const SUGGESTION_KIND: Record<SqlSuggestion['kind'], vscode.CompletionItemKind> = {
   namespace: vscode.CompletionItemKind.Module,
   view: vscode.CompletionItemKind.Class,
@@ -78,9 +102,12 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
   private readonly consoles = new Map<string, PreviewPanel | undefined>();
   /** console document URI -> the database file its statements run on, for consoles opened on one */
   private readonly databases = new Map<string, AttachedDatabase>();
+  /** console document URI -> its statement under way: a newer run, Cancel or closing the console stops it */
+  private readonly running = new Map<string, AbortController>();
   /** view name -> key of the job it was registered for */
   private readonly registered = new Map<string, string>();
   private views: ConsoleView[] | undefined;
+  private viewsSynced: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly engine: ConsoleEngine,
@@ -97,9 +124,11 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
       vscode.languages.registerCompletionItemProvider(selector, this, '.'),
       vscode.window.onDidChangeActiveTextEditor((editor) => this.updateContext(editor)),
       vscode.workspace.onDidCloseTextDocument((doc) => {
+        this.stop(doc.uri.toString());
         this.consoles.delete(doc.uri.toString());
         this.databases.delete(doc.uri.toString());
       }),
+      { dispose: () => [...this.running.keys()].forEach((key) => this.stop(key)) },
     ];
   }
 
@@ -114,7 +143,11 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     return editor;
   }
 
-  /** Runs a statement and shows its rows in the console's grid; settles when they are on screen (or its error is). */
+  /**
+   * Runs a statement and shows its rows in the console's grid; settles when they are on screen
+   * (or its error is). A statement still running when the next one starts is stopped, so the grid
+   * always shows the newest; one that runs long offers Cancel.
+   */
   async run(args: RunSqlArgs): Promise<PreviewPanel> {
     const document = args.uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === args.uri) : vscode.window.activeTextEditor?.document;
     const text = args.text ?? (document && this.statementOf(document, args.offset));
@@ -125,13 +158,30 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
       panel = this.panels.create('SQL result', vscode.ViewColumn.Beside);
       this.consoles.set(key, panel);
       panel.onDidClose(() => {
-        if (this.consoles.get(key) === panel) this.consoles.set(key, undefined);
+        if (this.consoles.get(key) !== panel) return;
+        this.stop(key);
+        this.consoles.set(key, undefined);
       });
     }
     panel.webviewPanel.reveal(undefined, true);
     const database = this.databases.get(key);
-    await panel.show(this.syncViews().then(() => runSqlStatement(this.engine, text, WINDOW_ROWS, undefined, database)));
+    this.stop(key);
+    const run = new AbortController();
+    this.running.set(key, run);
+    const running = this.syncViews().then(() => runSqlStatement(this.engine, text, WINDOW_ROWS, run.signal, database));
+    offerCancel(running, run, text);
+    try {
+      await panel.show(running, () => this.running.get(key) === run);
+    } finally {
+      if (this.running.get(key) === run) this.running.delete(key);
+    }
     return panel;
+  }
+
+  private stop(key: string): void {
+    const run = this.running.get(key);
+    this.running.delete(key);
+    run?.abort();
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
@@ -172,8 +222,14 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     return statementAt(document.getText(), at)?.text;
   }
 
-  /** Registers the views of jobs downloaded since the last time. */
-  private async syncViews(): Promise<void> {
+  /** Registers the views of jobs downloaded since the last time, one caller after another (a view made twice at once conflicts). */
+  private syncViews(): Promise<void> {
+    const synced = this.viewsSynced.then(() => this.registerNewViews());
+    this.viewsSynced = synced.catch(() => undefined);
+    return synced;
+  }
+
+  private async registerNewViews(): Promise<void> {
     for (const { name, job } of viewNames(this.jobs())) {
       if (this.registered.get(name) === job.key) continue;
       await this.engine.registerView(name, await jobSource(job));

@@ -158,6 +158,20 @@ describe('Result preview and SQL console', function () {
     assert.match(String(failed.state().error), /syntax/i, 'a statement that cannot run says why, in the grid');
   });
 
+  it('keeps the newest console statement in the grid: a slower one run before it is stopped, not shown over it', async () => {
+    const editor = (await vscode.commands.executeCommand('dataQuery.openSqlConsole')) as vscode.TextEditor;
+    const uri = editor.document.uri.toString();
+    // seconds of work for the engine, were it not stopped
+    const slow = vscode.commands.executeCommand<PreviewPanel>('dataQuery.runSqlStatement', { uri, text: 'SELECT sum(hash(i)) AS slow FROM range(1500000000) t(i)' });
+    const fast = (await vscode.commands.executeCommand('dataQuery.runSqlStatement', { uri, text: 'SELECT 42 AS fast' })) as PreviewPanel;
+    assert.deepEqual(fast.state().columns.map((c) => c.name), ['fast'], JSON.stringify(fast.state()));
+    const panel = await slow;
+    assert.equal(panel, fast, 'one grid per console');
+    assert.deepEqual(panel.state().columns.map((c) => c.name), ['fast'], 'the earlier statement did not replace the newer one');
+    assert.equal(panel.state().error, undefined);
+    assert.deepEqual(await panel.rows(0, 1), [[42]]);
+  });
+
   it('opens result files from VS Code\'s explorer with "Open With... Data Query Preview", JSONL and Parquet alike', async () => {
     const parquet = (await vscode.commands.executeCommand('dataQuery.queryTable', {
       connection: SAMPLE,
