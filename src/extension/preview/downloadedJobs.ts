@@ -3,6 +3,7 @@
 // `<namespace>.<table>__<job id prefix>` for each one.
 
 import type { SchemaEnvelope } from '../../core/contract';
+import type { ResultFormat } from '../../engine/engineProtocol';
 
 export interface DownloadedJob {
   /** the jobs model's key of the job */
@@ -12,6 +13,8 @@ export interface DownloadedJob {
   table: string;
   jobId: string;
   paths: string[];
+  /** the format the job was created with */
+  format: ResultFormat;
   /** when the query was started (ms since the epoch): the newest names the table's view */
   createdAt: number;
   /** the table's schema, fetched when needed; undefined when it cannot be had (types are then inferred) */

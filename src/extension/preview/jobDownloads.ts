@@ -34,6 +34,7 @@ export function jobDownloads(model: Pick<JobsModel, 'list'>, fetchSchema: Schema
           table: e.table,
           jobId: e.jobId,
           paths: e.files.map((f) => f.path),
+          format: e.request.format,
           createdAt: e.createdAt,
           schema: () =>
             fetchSchema(e.connection, e.namespace, e.table).catch((err: unknown) => {

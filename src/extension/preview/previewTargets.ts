@@ -7,13 +7,15 @@ import * as path from 'node:path';
 import { DqError } from '../../client/errors';
 import type { SchemaEnvelope } from '../../core/contract';
 import { isRecord } from '../../core/isRecord';
-import type { ResultSource } from '../../engine/engineProtocol';
+import type { ResultFormat, ResultSource } from '../../engine/engineProtocol';
 import type { DownloadedJob, DownloadedJobsProvider } from './downloadedJobs';
 
 /** Result files to open and a title, with their table's schema read when it is needed. */
 export interface PreviewTarget {
   paths: string[];
   name: string;
+  /** known for a job's files; sniffed from their content otherwise */
+  format?: ResultFormat;
   /** undefined when the files belong to no known table (types are then inferred) */
   schema(): Promise<SchemaEnvelope | undefined>;
 }
@@ -28,7 +30,7 @@ export function resolvePreviewTarget(arg: unknown, jobs: DownloadedJobsProvider)
   if (arg.scheme === 'file' && typeof arg.fsPath === 'string') return filesTarget([arg.fsPath], path.basename(arg.fsPath));
   if (arg.kind === 'file' && typeof arg.path === 'string') {
     const job = findJob(jobs, arg);
-    return filesTarget([arg.path], path.basename(arg.path), job ? () => job.schema() : undefined);
+    return job ? { ...jobTarget(job), paths: [arg.path], name: path.basename(arg.path) } : filesTarget([arg.path], path.basename(arg.path));
   }
   const job = findJob(jobs, arg);
   if (job) return jobTarget(job);
@@ -41,13 +43,13 @@ export function filesTarget(paths: string[], name: string, schema = (): Promise<
 }
 
 export function jobTarget(job: DownloadedJob): PreviewTarget {
-  return { paths: job.paths, name: `${job.namespace}.${job.table}`, schema: () => job.schema() };
+  return { paths: job.paths, name: `${job.namespace}.${job.table}`, format: job.format, schema: () => job.schema() };
 }
 
 /** What the engine opens for a target, its schema read. */
 export async function sourceOf(target: PreviewTarget): Promise<ResultSource> {
   const schema = await target.schema();
-  return { paths: target.paths, name: target.name, ...(schema ? { schema } : {}) };
+  return { paths: target.paths, name: target.name, ...(target.format ? { format: target.format } : {}), ...(schema ? { schema } : {}) };
 }
 
 export function jobSource(job: DownloadedJob): Promise<ResultSource> {

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { FORMATS } from '../../../src/core/contract';
+import { COMMIT_INTERVAL_MS } from '../../../src/emulator/sampleData/changeHistory';
 import type { EngineClient } from '../../../src/engine/engineClient';
 import type { ResultColumn } from '../../../src/engine/engineProtocol';
 import { SampleResults, comparable, csvHeader, expectedRow, jsonlRecords } from './sampleResults';
@@ -83,6 +84,24 @@ describe('engine: result files of every format', function () {
       assert.deepEqual(page.rows, expected, format);
       const valueColumns = opened.columns.flatMap((c, i) => (c.name.startsWith('value.') ? [i] : []));
       assert.ok(page.rows.every((row) => row[0] !== null && valueColumns.every((i) => row[i] === null)), format);
+    }
+  });
+
+  it('opens an incremental result with nothing new as no rows with the schema\'s columns, in every format', async () => {
+    // the latest commit itself: the service accepts it, and nothing changed after it
+    const since = new Date(Math.floor(Date.now() / COMMIT_INTERVAL_MS) * COMMIT_INTERVAL_MS).toISOString().replace('.000Z', 'Z');
+    for (const format of FORMATS) {
+      const files = await results.download('canvas', 'users', format, { since });
+      if (format === 'jsonl') assert.deepEqual(await jsonlRecords(files.paths), [], 'the service sent no records');
+      const full = await engine.open(await results.download('canvas', 'users', format));
+      for (const source of [files, { ...files, format }]) {
+        const opened = await engine.open(source);
+        assert.deepEqual(opened.columns, full.columns, `${format}: the columns of a full result`);
+        assert.equal(await engine.count(opened.handle, {}), 0, format);
+        assert.deepEqual((await engine.page(opened.handle, BY_KEY, 0, 10)).rows, [], format);
+        await engine.closeHandle(opened.handle);
+      }
+      await engine.closeHandle(full.handle);
     }
   });
 

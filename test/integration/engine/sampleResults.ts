@@ -40,16 +40,16 @@ export class SampleResults {
     return new SampleResults(dir, emulator, client);
   }
 
-  /** Runs a job and downloads its files, once per request; `sinceDaysAgo` makes it incremental. */
-  download(namespace: string, table: string, format: Format, o: { sinceDaysAgo?: number; mode?: Mode } = {}): Promise<DownloadedResult> {
-    const key = JSON.stringify([namespace, table, format, o.sinceDaysAgo, o.mode]);
+  /** Runs a job and downloads its files, once per request; `sinceDaysAgo` or `since` makes it incremental. */
+  download(namespace: string, table: string, format: Format, o: { sinceDaysAgo?: number; since?: string; mode?: Mode } = {}): Promise<DownloadedResult> {
+    const key = JSON.stringify([namespace, table, format, o.sinceDaysAgo, o.since, o.mode]);
     let download = this.downloaded.get(key);
     if (!download) this.downloaded.set(key, (download = this.runAndDownload(namespace, table, format, o)));
     return download;
   }
 
-  private async runAndDownload(namespace: string, table: string, format: Format, o: { sinceDaysAgo?: number; mode?: Mode }): Promise<DownloadedResult> {
-    const since = o.sinceDaysAgo === undefined ? undefined : new Date(Date.now() - o.sinceDaysAgo * 86_400_000).toISOString();
+  private async runAndDownload(namespace: string, table: string, format: Format, o: { sinceDaysAgo?: number; since?: string; mode?: Mode }): Promise<DownloadedResult> {
+    const since = o.sinceDaysAgo === undefined ? o.since : new Date(Date.now() - o.sinceDaysAgo * 86_400_000).toISOString();
     const job = await this.client.runJob(namespace, table, { format, since, mode: o.mode });
     const files = await this.client.downloadJob(job, { dir: path.join(this.dir, `job-${++this.downloads}`), format });
     const schema: SchemaEnvelope = await this.client.getSchema(namespace, table);

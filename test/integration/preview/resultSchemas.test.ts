@@ -44,7 +44,7 @@ describe('the schema a preview of downloaded results reads them with', function 
 
   /** the downloaded job of `connection`'s canvas.users, as the preview and the console see it */
   const downloadedUsers = (connection: string) => {
-    const entry = { key: 'k1', connection, namespace: 'canvas', table: 'users', jobId: 'job-1', state: 'complete', createdAt: 1, files: [{ path: '/r/part-1.jsonl.gz' }] } as unknown as JobEntry;
+    const entry = { key: 'k1', connection, namespace: 'canvas', table: 'users', request: { format: 'jsonl' }, jobId: 'job-1', state: 'complete', createdAt: 1, files: [{ path: '/r/part-1.jsonl.gz' }] } as unknown as JobEntry;
     const logger = { ...nullLogger, warn: (text: string) => void warnings.push(text) };
     const [job] = jobDownloads({ list: () => [entry] }, schemaFromConnections(store, reader), logger)();
     return job;

@@ -13,6 +13,7 @@ function job(patch: Partial<DownloadedJob>): DownloadedJob {
     table: 'users',
     jobId: '6F2A9C01-aaaa-bbbb',
     paths: ['/r/part-1.jsonl.gz'],
+    format: 'jsonl',
     createdAt: 1,
     schema: () => Promise.resolve(schema),
     ...patch,
@@ -39,10 +40,10 @@ describe('what a preview opens', () => {
   };
 
   it('opens a job by connection and job id, or by its Jobs view node, with the table\'s schema', async () => {
-    const expected = { paths: ['/r/part-1.jsonl.gz'], name: 'canvas.users', schema };
+    const expected = { paths: ['/r/part-1.jsonl.gz'], name: 'canvas.users', format: 'jsonl', schema };
     assert.deepEqual(await opened({ connection: 'Sample data', jobId: '6F2A9C01-aaaa-bbbb' }), expected);
     assert.deepEqual(await opened({ kind: 'job', id: 'job/k1', key: 'k1' }), expected);
-    assert.deepEqual(await opened({ kind: 'file', id: 'f', key: 'k1', path: '/r/part-1.jsonl.gz' }), { paths: ['/r/part-1.jsonl.gz'], name: 'part-1.jsonl.gz', schema });
+    assert.deepEqual(await opened({ kind: 'file', id: 'f', key: 'k1', path: '/r/part-1.jsonl.gz' }), { paths: ['/r/part-1.jsonl.gz'], name: 'part-1.jsonl.gz', format: 'jsonl', schema });
   });
 
   it('opens loose files and file URIs as given', async () => {

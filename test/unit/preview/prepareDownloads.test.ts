@@ -33,7 +33,7 @@ function entry(patch: Partial<JobEntry>): JobEntry {
 }
 
 function downloaded(e: JobEntry): DownloadedJob {
-  return { key: e.key, connection: e.connection, namespace: e.namespace, table: e.table, jobId: e.jobId!, paths: e.files.map((f) => f.path), createdAt: e.createdAt, schema: () => Promise.resolve(schema) };
+  return { key: e.key, connection: e.connection, namespace: e.namespace, table: e.table, jobId: e.jobId!, paths: e.files.map((f) => f.path), format: e.request.format, createdAt: e.createdAt, schema: () => Promise.resolve(schema) };
 }
 
 describe('copying downloaded results for their preview', () => {
@@ -85,7 +85,7 @@ describe('copying downloaded results for their preview', () => {
     change(entry({}));
     change(entry({ updatedAt: 3 }));
     await settle();
-    assert.deepEqual(prepared, [{ paths: ['/r/part-1.jsonl.gz'], name: 'canvas.users', schema }]);
+    assert.deepEqual(prepared, [{ paths: ['/r/part-1.jsonl.gz'], name: 'canvas.users', format: 'jsonl', schema }]);
     change(entry({ files: [file('/r/again/part-1.jsonl.gz')] }));
     await settle();
     assert.equal(prepared.length, 2, 'a new download of the job is copied too');
