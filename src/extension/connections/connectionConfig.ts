@@ -28,6 +28,11 @@ export interface SampleConnection {
 
 export type Connection = RemoteConnection | SampleConnection;
 
+/** Whose data a connection reaches: its name and the service and account it points at. */
+export function connectionIdentity(connection: Connection): string {
+  return JSON.stringify(connection.kind === 'sample' ? [connection.name] : [connection.name, connection.baseUrl, connection.dataPrefix, connection.scope ?? null]);
+}
+
 export interface ParsedConnections {
   connections: Connection[];
   /** one sentence per entry that was skipped, saying how to fix it */

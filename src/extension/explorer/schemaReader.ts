@@ -9,7 +9,7 @@ import type { CatalogSource } from '../../core/columnSearch';
 import type { SchemaEnvelope } from '../../core/contract';
 import type { Cached, SchemaCache } from '../../core/schemaCache';
 import type { ClientPool } from '../connections/clientPool';
-import type { Connection } from '../connections/connectionConfig';
+import { connectionIdentity, type Connection } from '../connections/connectionConfig';
 
 export interface SchemaRead {
   priority?: Priority;
@@ -27,7 +27,7 @@ export class SchemaReader {
 
   /** Whose lists and schemas: a connection's name and the service and account it points at. */
   keyOf(connection: Connection): string {
-    return JSON.stringify(connection.kind === 'sample' ? [connection.name] : [connection.name, connection.baseUrl, connection.dataPrefix, connection.scope ?? null]);
+    return connectionIdentity(connection);
   }
 
   async schema(connection: Connection, namespace: string, table: string, read: SchemaRead = {}): Promise<Cached<SchemaEnvelope>> {

@@ -13,6 +13,7 @@ import { SincePointStore } from '../../jobs/sincePoints';
 import { registerJobCommands } from '../commands/jobCommands';
 import { registerQueryCommands } from '../commands/queryCommands';
 import { registerResultCommands, type ResultCommandDeps } from '../commands/resultCommands';
+import { connectionIdentity } from '../connections/connectionConfig';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
 import { clientByName, type JobServices } from './jobServices';
@@ -42,7 +43,10 @@ export function registerJobsFeature(context: vscode.ExtensionContext, deps: Jobs
   const { store, pool, logger } = deps;
   const model = new JobsModel(new JobStore(context.workspaceState), systemClock, logger);
   model.prune(readKeepFinishedDays());
-  const sincePoints = new SincePointStore(context.workspaceState);
+  const sincePoints = new SincePointStore(context.workspaceState, (name) => {
+    const connection = store.list().find((c) => c.name === name);
+    return connection ? connectionIdentity(connection) : name;
+  });
   const clientFor = clientByName(store, pool);
   const root = (): Promise<string> => resultsRoot(context.globalStorageUri);
   const runner = new JobRunner({ model, sincePoints, clientFor, resultsRoot: root, downloadSettings: readDownloadSettings, clock: systemClock, logger });
