@@ -205,6 +205,11 @@ export class DataQueryClient {
     return this.limiter.snapshot();
   }
 
+  /** True once closed: its calls fail, and work on it must move to a new client. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

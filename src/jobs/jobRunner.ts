@@ -30,6 +30,8 @@ export interface JobClient {
   downloadJob(job: JobRecord, opts: DownloadOptions): Promise<DownloadedFile[]>;
   createUrls(objectIds: string[], opts?: JobCallOptions): Promise<PresignedUrlResponse>;
   budgets(): BudgetSnapshot[];
+  /** closed under the runner (its connection was rebuilt): the work moves to a new client */
+  readonly isClosed: boolean;
 }
 
 export interface DownloadSettings {
@@ -221,10 +223,22 @@ export class JobRunner {
   }
 
   private async fetchFiles(entry: JobEntry, job: JobRecord, signal: AbortSignal, decompress?: boolean): Promise<StoredFile[]> {
-    const { model, clock } = this.deps;
     const totalFiles = job.objects?.length ?? 0;
-    model.update(entry.key, { state: 'downloading', failure: undefined, progress: { bytes: 0, doneFiles: 0, totalFiles } });
-    const client = await this.deps.clientFor(entry.connection);
+    this.deps.model.update(entry.key, { state: 'downloading', failure: undefined, progress: { bytes: 0, doneFiles: 0, totalFiles } });
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.deps.clientFor(entry.connection);
+      try {
+        return await this.downloadWith(client, entry, job, signal, decompress);
+      } catch (err) {
+        // a settings or credentials change rebuilt the connection: download again on the new client
+        if (!client.isClosed || signal.aborted || this.disposed || attempt >= MAX_REATTACH) throw err;
+        this.deps.logger.info(`${tableName(entry)}: the connection "${entry.connection}" was rebuilt; downloading again.`);
+      }
+    }
+  }
+
+  private async downloadWith(client: JobClient, entry: JobEntry, job: JobRecord, signal: AbortSignal, decompress?: boolean): Promise<StoredFile[]> {
+    const { model, clock } = this.deps;
     const dir = jobFolder(await this.deps.resultsRoot(), { ...entry, jobId: job.id });
     const settings = this.deps.downloadSettings();
     let last = 0;

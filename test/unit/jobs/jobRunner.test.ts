@@ -211,6 +211,22 @@ describe('JobRunner (emulator)', function () {
     assert.equal(clients.length, 2);
     assert.equal(model.get(entry.key)?.state, 'complete');
   });
+
+  it('downloads again on a new client when the connection is rebuilt during the download', async () => {
+    // objects paced to take a while, so the rebuild lands mid-download
+    const { clock, model, runner, clients, emu } = await start({ objectBytesPerSecond: 4_000 });
+    const { entry, done } = runner.query(users, true);
+    while (model.get(entry.key)?.state !== 'downloading') await clock.advance(500);
+    await clients[0].close(); // Set Credentials or a rate-limit setting rebuilt the connection
+    const result = await clock.run(done);
+    assert.equal(clients.length, 2, 'the download moved to a new client');
+    const stored = model.get(entry.key);
+    assert.equal(stored?.state, 'complete');
+    assert.equal(stored?.failure, undefined, 'no failure recorded');
+    assert.ok(result.files.length > 0);
+    for (const f of result.files) assert.equal((await fs.stat(f.path)).size, f.bytes);
+    assert.ok(emu.requestLog.entries().some((e) => e.host === 'object'), 'files came from the object host');
+  });
 });
 
 /** Resolves when the entry reaches `state` (and `also` holds). */
