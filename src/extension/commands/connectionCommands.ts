@@ -212,6 +212,12 @@ async function allowPlainHttp(host: string): Promise<boolean> {
 async function setCredentials(store: ConnectionStore, node?: ExplorerNode): Promise<void> {
   const remote = store.list().filter((c) => c.kind === 'remote');
   let name = node && node.kind === 'connection' ? node.connection.name : undefined;
+  if (!name && remote.length === 0) {
+    const add = 'Add Connection';
+    const choice = await vscode.window.showInformationMessage('There is no connection to a service yet; "Sample data" needs no credentials.', add);
+    if (choice === add) await vscode.commands.executeCommand('dataQuery.addConnection');
+    return;
+  }
   if (!name) {
     name = await vscode.window.showQuickPick(remote.map((c) => c.name), { title: 'Set Credentials for…' });
     if (!name) return;

@@ -114,7 +114,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
 /** Result files chosen in an open dialog, when the command was given nothing. */
 async function pickResultFiles(arg: unknown): Promise<PreviewTarget | undefined> {
   if (arg !== undefined) throw new DqError('usage', 'The preview was given something it cannot open.', { hint: 'Pass {paths: [...]}, {connection, jobId}, a job from the Jobs view or a file URI.' });
-  const picked = await vscode.window.showOpenDialog({ title: 'Preview result files', canSelectMany: true, filters: { 'Result files': ['gz', 'parquet'] } });
+  const picked = await vscode.window.showOpenDialog({ title: 'Preview result files', canSelectMany: true, filters: { 'Result files': ['gz', 'parquet', 'jsonl', 'csv', 'tsv'] } });
   if (!picked || picked.length === 0) return undefined;
   return filesTarget(
     picked.map((u) => u.fsPath),

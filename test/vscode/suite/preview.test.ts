@@ -172,16 +172,20 @@ describe('Result preview and SQL console', function () {
     assert.deepEqual(await panel.rows(0, 1), [[42]]);
   });
 
-  it('opens result files from VS Code\'s explorer with "Open With... Data Query Preview", JSONL and Parquet alike', async () => {
+  it('opens result files from VS Code\'s explorer with "Open With... Data Query Preview", JSONL (gzip or not) and Parquet alike', async () => {
     const parquet = (await vscode.commands.executeCommand('dataQuery.queryTable', {
       connection: SAMPLE,
       namespace: 'canvas_logs',
       table: 'web_logs',
       format: 'parquet',
     })) as { files: { path: string }[] };
+    // a result downloaded decompressed is plain JSONL
+    const plain = path.join(tmp, path.basename(files[0]).replace(/\.gz$/, ''));
+    await fs.writeFile(plain, gunzipSync(await fs.readFile(files[0])));
     const opened = [
       { file: files[0], rows: (await readJsonl([files[0]])).length },
       { file: parquet.files[0].path, rows: records.length },
+      { file: plain, rows: (await readJsonl([files[0]])).length },
     ];
     for (const { file, rows } of opened) {
       assert.ok(rows > 0, `${path.basename(file)} holds rows`);
