@@ -37,11 +37,19 @@ export function stderrLogger(io: CliIo): Logger {
   };
 }
 
+const CREDENTIALS_IN_URL = 'Do not put credentials in the URL; the client ID and secret are given separately and kept secret.';
+
+/** A refused base URL as the message repeats it: any user info (a password, or a token as the user name) as `***@`. */
+function shownBaseUrl(raw: string): string {
+  return redact(raw).replace(/^(\s*[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/i, '$1***@');
+}
+
 export function createClient(options: OptionValues, io: CliIo): DataQueryClient {
   const baseUrl = options['base-url'] as string | undefined;
   if (!baseUrl) throw new UsageError('no service given: pass --base-url or set DQ_BASE_URL (try `dq emulator` for a local one)');
-  const { problem } = parseBaseUrl(baseUrl);
-  if (problem) throw new UsageError(`--base-url "${redact(baseUrl)}" cannot be used: ${problem}`);
+  // any @ is user info: past the host, it ends a password holding a `/`, `?` or `#` that was read as port and path
+  const problem = baseUrl.includes('@') ? CREDENTIALS_IN_URL : parseBaseUrl(baseUrl).problem;
+  if (problem) throw new UsageError(`--base-url "${shownBaseUrl(baseUrl)}" cannot be used: ${problem}`);
   const clientId = options['client-id'] as string | undefined;
   const clientSecret = options['client-secret'] as string | undefined;
   if (!clientId) throw new UsageError('no client ID: pass --client-id or set DQ_CLIENT_ID');

@@ -57,22 +57,36 @@ const PARAM_START = String.raw`^|[?&;\s"'(,]|%3F|%26|&amp;|\\u0026`;
 const PARAM_VALUE = String.raw`(?:(?!%26|\\u0026)[^&\s"'<>#])*`;
 const QUERY = new RegExp(`(${PARAM_START})(${SECRET_PARAMS})(=|%3D)${PARAM_VALUE}`, 'gi');
 
-/** Masks tokens, authorization values and URL signatures in free text. */
-export function redact(text: string): string {
-  return text.replace(BEARER, '$1 ***').replace(JWT, '***').replace(QUERY, '$1$2$3***');
+/**
+ * The `user:password@` of a URL of any scheme. A password that is not percent-encoded may hold
+ * `/`, `?`, `#` or `@`, and a parser then reads part of it as the port, path or query; so the
+ * user info runs from the first `:` after `//` to the last `@` before a space or quote. A
+ * `host:port/path@...` is masked too: better a host hidden than a password shown.
+ */
+const USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]*:[^\s"'<>]*@/gi;
+
+/** `scheme://user:password@host` as `scheme://***@host`, anywhere in `text`; `scheme://user@host` stays. */
+export function maskUserInfo(text: string): string {
+  return text.replace(USER_INFO, '$1***@');
 }
 
-/** Shows a URL without its query string (pre-signed URLs carry their credential there). */
+/** Masks tokens, authorization values, passwords in URLs and URL signatures in free text. */
+export function redact(text: string): string {
+  return maskUserInfo(text).replace(BEARER, '$1 ***').replace(JWT, '***').replace(QUERY, '$1$2$3***');
+}
+
+/** Shows a URL without its user info (as `***@`) and query string (pre-signed URLs carry their credential there). */
 export function safeUrl(url: string): string {
   try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}${u.search ? '?…' : ''}`;
+    const u = new URL(maskUserInfo(url));
+    const userInfo = u.username || u.password ? '***@' : '';
+    return `${u.protocol}//${userInfo}${u.host}${u.pathname}${u.search ? '?…' : ''}`;
   } catch {
     return '<invalid url>';
   }
 }
 
-/** Every http(s) URL in `text` shown as `safeUrl` shows it, for messages of errors from elsewhere. */
+/** Every http(s) URL in `text` shown as `safeUrl` shows it, and the user info of any other URL masked, for messages of errors from elsewhere. */
 export function withSafeUrls(text: string): string {
-  return text.replace(/https?:\/\/[^\s"'<>]+/gi, (url) => safeUrl(url));
+  return maskUserInfo(text).replace(/https?:\/\/[^\s"'<>]+/gi, (url) => safeUrl(url));
 }

@@ -10,6 +10,7 @@ import { DqError } from '../client/errors';
 import type { Logger } from '../core/logger';
 import { postgresError, type PostgresErrorContext } from './postgresErrors';
 import { findPassword, type FoundPassword } from './postgresPassword';
+import { postgresUrlLabel, readPostgresUrl } from './targetSpec';
 
 export interface PostgresEndpointOptions {
   url: string;
@@ -20,20 +21,52 @@ export interface PostgresEndpointOptions {
   homeDir?: string;
 }
 
-/** Query parameters never shown: they may hold a password or a key. */
-const HIDDEN_PARAM = /pass|secret|key|token/i;
-
 /** The URL as a person may see it (as `dq sync --to` shows it): no password, in the user part or the query. */
 export function postgresLabel(url: string): string {
-  const u = new URL(url);
-  const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
-  const params = [...u.searchParams.entries()].filter(([name]) => !HIDDEN_PARAM.test(name));
-  const query = params.length ? `?${params.map(([k, v]) => `${k}=${v}`).join('&')}` : '';
-  return `${u.protocol}//${user}${u.host}${u.pathname}${query}`;
+  return postgresUrlLabel(readPostgresUrl(url));
 }
 
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/**
+ * What the driver needs to reach the server, read from the URL (refused as `readPostgresUrl`
+ * refuses it), and the URL's password apart. `sslmode` keeps libpq's meaning, as psql reads
+ * it: `require` encrypts without checking the certificate, `verify-ca` checks it against
+ * `sslrootcert`, `verify-full` checks the host name too. (Left to itself, pg 8 treats
+ * `require` as `verify-full` and prints a warning about it on stderr; a URL that says
+ * `uselibpqcompat` itself is read as it says.)
+ */
+export function connectionConfig(url: string): { config: ClientConfig; password?: string } {
+  const libpq = readPostgresUrl(url).searchParams.has('uselibpqcompat') ? {} : { useLibpqCompat: true };
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(url, libpq);
+  } catch (err) {
+    throw unreadableUrl(err);
+  }
+  const { password, ...rest } = parsed;
+  const clean = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null && v !== undefined && v !== ''));
+  return { config: clean as ClientConfig, password: password || undefined };
+}
+
+/** Why the driver could not read the URL; the URL is never repeated: it may hold the password. */
+function unreadableUrl(err: unknown): DqError {
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e?.message === 'string' && /sslmode=verify-ca requires .*sslrootcert/i.test(e.message)) {
+    return new DqError('usage', 'sslmode=verify-ca in the PostgreSQL URL needs the certificate of the authority to check the server against.', {
+      hint: 'Add sslrootcert=/path/to/root.crt to the URL, or use sslmode=verify-full to check against the system\'s authorities.',
+    });
+  }
+  if (typeof e?.code === 'string' && typeof e.path === 'string') {
+    return new DqError('usage', `The file ${e.path} that the PostgreSQL URL names (sslrootcert, sslcert or sslkey) cannot be read (${e.code}).`, {
+      hint: 'Check the path and its permissions.',
+    });
+  }
+  return new DqError('usage', 'The PostgreSQL URL cannot be read.', {
+    hint: 'Write it as postgresql://user@host:port/database (percent-encode special characters).',
+  });
 }
 
 export class PostgresEndpoint {
@@ -48,21 +81,11 @@ export class PostgresEndpoint {
         hint: 'Write it as postgresql://user@host:port/database; keep the password in PGPASSWORD or ~/.pgpass.',
       });
     }
-    let parsed: ReturnType<typeof parse>;
-    try {
-      this.label = postgresLabel(options.url);
-      parsed = parse(options.url);
-    } catch {
-      // the URL is never repeated: it may hold the password
-      throw new DqError('usage', 'The PostgreSQL URL cannot be read.', {
-        hint: 'Write it as postgresql://user@host:port/database (percent-encode special characters).',
-      });
-    }
-    const { password, ...rest } = parsed;
-    this.urlPassword = password || undefined;
-    const clean = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null && v !== undefined && v !== ''));
+    const { config, password } = connectionConfig(options.url);
+    this.label = postgresLabel(options.url);
+    this.urlPassword = password;
     this.config = {
-      ...(clean as ClientConfig),
+      ...config,
       application_name: `dq sync (pid ${process.pid} on ${os.hostname()})`.slice(0, 63),
       connectionTimeoutMillis: 30_000,
       keepAlive: true,

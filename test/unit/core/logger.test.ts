@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { redact } from '../../../src/core/logger';
+import { redact, safeUrl, withSafeUrls } from '../../../src/core/logger';
 
 /** Pre-signed links of every style the object hosts use, each with its secrets. */
 const LINKS: { style: string; url: string; secrets: string[] }[] = [
@@ -54,5 +54,39 @@ describe('redact', () => {
 
   it('leaves parameters that merely end like a secret name alone', () => {
     assert.equal(redact('https://h/o?design=a&consignment=b&user_token_count=3'), 'https://h/o?design=a&consignment=b&user_token_count=3');
+  });
+});
+
+describe('user info in URLs', () => {
+  /** URLs with a password, as typed (the password not always percent-encoded), and what must not show. */
+  const WITH_PASSWORD: { url: string; shown: string; secrets: string[] }[] = [
+    { url: 'http://user:pw-81f2@127.0.0.1:1', shown: 'http://***@127.0.0.1:1', secrets: ['pw-81f2'] },
+    { url: 'postgresql://etl:s3cret-pw@db.example.org:5432/warehouse', shown: 'postgresql://***@db.example.org:5432/warehouse', secrets: ['s3cret-pw'] },
+    { url: 'postgresql://etl:2024/Summer!@db.example.org/warehouse', shown: 'postgresql://***@db.example.org/warehouse', secrets: ['2024', 'Summer!'] },
+    { url: 'mysql://root:p@ss#w?rd@db/x', shown: 'mysql://***@db/x', secrets: ['p@ss', 'w?rd'] },
+    { url: 'ftp://:only-pw@files.example.org/in', shown: 'ftp://***@files.example.org/in', secrets: ['only-pw'] },
+  ];
+
+  for (const { url, shown, secrets } of WITH_PASSWORD) {
+    it(`redact masks the user and password of ${shown}`, () => {
+      const text = redact(`could not reach ${url}: refused; again "${url}" (${url.toUpperCase()})`);
+      assertHidden(text, [...secrets, ...secrets.map((s) => s.toUpperCase())]);
+      assert.ok(text.includes(`could not reach ${shown}: refused`), text);
+      assert.ok(text.includes(`"${shown}"`), text);
+    });
+  }
+
+  it('withSafeUrls and safeUrl show http(s) URLs as ***@host, and mask the user info of other schemes', () => {
+    const text = withSafeUrls('GET https://ada:pw-3c1d@api.example.com/dap/x?sig=abc failed; then postgres://etl:2024/Summer!@db/wh');
+    assertHidden(text, ['ada', 'pw-3c1d', 'abc', '2024', 'Summer!']);
+    assert.equal(text, 'GET https://***@api.example.com/dap/x?… failed; then postgres://***@db/wh');
+    assert.equal(safeUrl('http://user:2024/pw@127.0.0.1:8080/p'), 'http://***@127.0.0.1:8080/p');
+    assert.equal(safeUrl('https://api.example.com/dap/x'), 'https://api.example.com/dap/x');
+  });
+
+  it('leaves URLs without a password alone: a user name, a port, a path', () => {
+    for (const text of ['postgresql://ada@db.example.org:5432/warehouse?sslmode=require', 'http://127.0.0.1:8080/dap/query/canvas', 'see https://h/a and mail a@b.org']) {
+      assert.equal(redact(text), text);
+    }
   });
 });

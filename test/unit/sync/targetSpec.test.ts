@@ -2,7 +2,7 @@
 
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { defaultDatabasePath, parseTargetSpec } from '../../../src/sync/targetSpec';
+import { defaultDatabasePath, parseTargetSpec, postgresUrlLabel } from '../../../src/sync/targetSpec';
 
 const context = { cwd: '/work/here', env: { HOME: '/home/ada' } };
 
@@ -31,15 +31,79 @@ describe('sync target spec', () => {
     assert.equal(plain.label, 'postgres://ada@localhost/warehouse');
   });
 
+  /** The spec's usage error, checked to hold none of `secrets`; returned for more checks. */
+  function refusal(text: string, secrets: string[]): Error & { kind?: string; hint?: string; details?: { problem?: string } } {
+    let caught: (Error & { kind?: string; hint?: string; details?: { problem?: string } }) | undefined;
+    try {
+      parseTargetSpec(text, context);
+    } catch (err) {
+      caught = err as Error;
+    }
+    assert.ok(caught, `${text} was taken`);
+    assert.equal(caught.kind, 'usage');
+    for (const secret of secrets) assert.ok(!`${caught.message} ${caught.hint}`.includes(secret), `${secret} repeated: ${caught.message} ${caught.hint}`);
+    return caught;
+  }
+
+  it('refuses a URL whose password holds an unencoded / (read as port and path), saying to percent-encode or use PGPASSWORD', () => {
+    for (const url of [
+      'postgresql://etl:2024/Summer!@db.example.org/warehouse',
+      'postgres://etl:ab/cd@db.example.org/warehouse',
+      'postgresql://etl:pa?ss@db.example.org/warehouse',
+      'postgresql://etl:pa#ss@db.example.org/warehouse',
+      'postgresql://db.example.org/warehouse?user=etl@corp',
+    ]) {
+      const err = refusal(url, ['2024', 'Summer', 'ab/cd', 'pa?ss', 'pa#ss', 'etl@corp']);
+      assert.equal(err.details?.problem, 'invalidUrl');
+      assert.match(err.hint ?? '', /percent-encode/i);
+      assert.match(err.hint ?? '', /%2F/);
+      assert.match(err.hint ?? '', /%40/);
+      assert.match(err.hint ?? '', /PGPASSWORD/);
+    }
+    // encoded, the same password is fine, and the label leaves it out
+    const encoded = parseTargetSpec('postgresql://etl:2024%2FSummer!@db.example.org/warehouse', context);
+    assert.ok(encoded.kind === 'postgres' && encoded.hasPassword);
+    assert.equal(encoded.label, 'postgresql://etl@db.example.org/warehouse');
+  });
+
+  it('takes anything starting postgres: or postgresql: for a URL, and refuses it without // (never a DuckDB file)', () => {
+    for (const typo of ['postgres:/db.example.org/wh', 'PostgreSQL:db.example.org/wh', 'postgresql:/etl:s3cret-pw@db/wh', 'postgres:']) {
+      const err = refusal(typo, ['s3cret-pw']);
+      assert.equal(err.details?.problem, 'invalidUrl');
+      assert.match(`${err.message} ${err.hint}`, /postgresql:\/\/user@host:5432\/database/);
+    }
+    // a DuckDB file of such a name stays possible
+    assert.equal(parseTargetSpec('duckdb:postgres:x', context).kind, 'duckdb');
+    assert.equal(parseTargetSpec('./postgres:x', context).kind, 'duckdb');
+  });
+
+  it('never puts the password in the label or an error, however the URL is written', () => {
+    for (const [url, label] of [
+      ['postgresql://etl:pw-71c2@db.example.org/warehouse', 'postgresql://etl@db.example.org/warehouse'],
+      ['postgresql://etl:p@ss-71c2@db.example.org:6432/warehouse', 'postgresql://etl@db.example.org:6432/warehouse'],
+      ['POSTGRES://etl:pw-71c2@db.example.org/warehouse?sslpassword=k-71c2&application_name=x', 'postgres://etl@db.example.org/warehouse?application_name=x'],
+      ['postgresql://%E0%A4%A:pw-71c2@db.example.org/warehouse', 'postgresql://%E0%A4%A@db.example.org/warehouse'],
+    ]) {
+      const spec = parseTargetSpec(url, context);
+      assert.ok(spec.kind === 'postgres' && spec.hasPassword, url);
+      assert.equal(spec.label, label);
+    }
+    refusal('postgresql://etl:pw-71c2@/warehouse', ['pw-71c2']);
+    // a URL read elsewhere, its password taken for port and path, is labelled with none of it
+    assert.equal(postgresUrlLabel(new URL('postgresql://etl:2024/Summer!@db.example.org/warehouse')), 'postgresql://***');
+  });
+
   it('refuses other URL schemes without repeating their credentials', () => {
-    assert.throws(
-      () => parseTargetSpec('mysql://root:s3cret-pw@db/x', context),
-      (err: Error & { kind?: string; hint?: string }) => {
-        assert.equal(err.kind, 'usage');
-        assert.doesNotMatch(`${err.message} ${err.hint}`, /s3cret-pw/);
-        assert.match(err.hint ?? '', /postgresql:\/\//);
-        return true;
-      },
-    );
+    for (const url of ['mysql://root:s3cret-pw@db/x', 'mysql://root:2024/s3cret-pw@db/x']) {
+      assert.throws(
+        () => parseTargetSpec(url, context),
+        (err: Error & { kind?: string; hint?: string }) => {
+          assert.equal(err.kind, 'usage');
+          assert.doesNotMatch(`${err.message} ${err.hint}`, /s3cret-pw/);
+          assert.match(err.hint ?? '', /postgresql:\/\//);
+          return true;
+        },
+      );
+    }
   });
 });
