@@ -86,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     ...registerConnectionCommands(store, pool, logger, (connection) => explorer.reveal(explorerView, connection)),
     ...registerExplorerCommands(explorer, channel),
   );
-  const jobs = registerJobsFeature(context, { store, pool, logger, userAgent, createDispatcher: () => createDispatcher(readProxySettings()) });
+  const jobs = registerJobsFeature(context, { store, pool, schemas, logger, userAgent, createDispatcher: () => createDispatcher(readProxySettings()) });
   const schemaFeature = registerSchemaFeature({ explorer, view: explorerView, store, pool, logger, jobs: jobs.model, extensionUri: context.extensionUri, clock: systemClock });
   context.subscriptions.push(...schemaFeature.disposables);
   const engine = new EngineClient({

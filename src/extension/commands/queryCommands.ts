@@ -113,11 +113,9 @@ async function askForQuery(services: JobServices, node: TableNode | undefined): 
       placeholder: 'Table',
       skip: (d) => d.table !== undefined,
       items: async (d, note, signal) => {
-        const { client } = await services.pool.session(findConnection(services.store, d.connection as string));
-        const tables = await client.listTables(d.namespace as string, {
-          signal,
-          onQueued: (wait) => note(`Listing tables: ${queueText({ ...wait, until: Date.now() + wait.waitMs }, Date.now())}`),
-        });
+        const tables = await services.schemas.tables(findConnection(services.store, d.connection as string), d.namespace as string, signal, (wait) =>
+          note(`Listing tables: ${queueText({ ...wait, until: Date.now() + wait.waitMs }, Date.now())}`),
+        );
         return [...tables].sort().map((t) => ({ label: t, isDefault: t === recent?.table, apply: (s: QueryDraft) => (s.table = t) }));
       },
     },

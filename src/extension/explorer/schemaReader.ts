@@ -3,7 +3,7 @@
 // service and kept. Shared by the tree, the schema page and the schema commands.
 
 import { DqError } from '../../client/errors';
-import type { Priority } from '../../client/types';
+import type { CallOptions, Priority } from '../../client/types';
 import type { Clock } from '../../core/clock';
 import type { CatalogSource } from '../../core/columnSearch';
 import type { SchemaEnvelope } from '../../core/contract';
@@ -68,11 +68,11 @@ export class SchemaReader {
     }
   }
 
-  async tables(connection: Connection, namespace: string, signal?: AbortSignal): Promise<string[]> {
+  async tables(connection: Connection, namespace: string, signal?: AbortSignal, onQueued?: CallOptions['onQueued']): Promise<string[]> {
     const held = this.cache.tables(this.keyOf(connection), namespace);
     if (held && !this.cache.isStale(held)) return held.value;
     const session = await this.pool.session(connection);
-    const tables = await session.client.listTables(namespace, { priority: 'user', signal: signal ? AbortSignal.any([signal, session.signal]) : session.signal });
+    const tables = await session.client.listTables(namespace, { priority: 'user', signal: signal ? AbortSignal.any([signal, session.signal]) : session.signal, onQueued });
     return (await this.cache.saveTables(this.keyOf(connection), namespace, tables)).value;
   }
 

@@ -16,6 +16,7 @@ import { registerResultCommands, type ResultCommandDeps } from '../commands/resu
 import { connectionIdentity } from '../connections/connectionConfig';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
+import type { SchemaReader } from '../explorer/schemaReader';
 import { clientByName, type JobServices } from './jobServices';
 import { readDownloadSettings, readKeepFinishedDays, resultsRoot } from './jobSettings';
 import type { JobsViewNode } from './jobsNodes';
@@ -36,11 +37,12 @@ export interface JobsFeature {
 export interface JobsFeatureDeps extends ResultCommandDeps {
   store: ConnectionStore;
   pool: ClientPool;
+  schemas: SchemaReader;
   logger: Logger;
 }
 
 export function registerJobsFeature(context: vscode.ExtensionContext, deps: JobsFeatureDeps): JobsFeature {
-  const { store, pool, logger } = deps;
+  const { store, pool, schemas, logger } = deps;
   const model = new JobsModel(new JobStore(context.workspaceState), systemClock, logger);
   model.prune(readKeepFinishedDays());
   const sincePoints = new SincePointStore(context.workspaceState, (name) => {
@@ -50,7 +52,7 @@ export function registerJobsFeature(context: vscode.ExtensionContext, deps: Jobs
   const clientFor = clientByName(store, pool);
   const root = (): Promise<string> => resultsRoot(context.globalStorageUri);
   const runner = new JobRunner({ model, sincePoints, clientFor, resultsRoot: root, downloadSettings: readDownloadSettings, clock: systemClock, logger });
-  const services: JobServices = { model, runner, sincePoints, store, pool, logger, clientFor, resultsRoot: root };
+  const services: JobServices = { model, runner, sincePoints, store, pool, schemas, logger, clientFor, resultsRoot: root };
 
   const jobsTree = new JobsTreeProvider(model, () => Date.now());
   const jobsView = vscode.window.createTreeView('dataQuery.jobs', { treeDataProvider: jobsTree });
