@@ -1,7 +1,10 @@
 // One data call end to end: wait for the operation's rate budget, attach the bearer token,
-// send, and read the answer. 401 gets one forced token refresh and one more try, and after
-// that is retried like a 5xx (gateways refuse valid tokens now and then); 429 closes the
-// operation's pause gate for the retry policy's wait; 5xx and dropped connections are
+// send, and read the answer. 401 gets one forced token refresh and one more try (tokens
+// expire, and gateways refuse a valid one now and then). A 401 for the token fetched after
+// that fails at once as an auth error while the service has accepted none of this client's
+// tokens yet: the credentials sign in but are not accepted, and retrying would only spend
+// rate budget. Once tokens have been accepted, such a 401 is retried like a 5xx. 429 closes
+// the operation's pause gate for the retry policy's wait; 5xx and dropped connections are
 // retried after the policy's wait. Failures come out as DqErrors; nothing secret is logged.
 
 import type { Dispatcher } from 'undici';
@@ -9,7 +12,8 @@ import { exchange, type Exchange } from './httpExchange';
 import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
-import { errorFromNetwork, errorFromResponse } from './errorMapping';
+import { isRecord } from '../core/isRecord';
+import { errorFromNetwork, errorFromResponse, type RequestedRange } from './errorMapping';
 import type { OperationLimiter } from './operationLimiter';
 import { parseJson } from './responseParsers';
 import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, waitOrCancel, type RetryPolicy } from './retryPolicy';
@@ -46,6 +50,8 @@ export interface ApiResponse {
 
 export class ApiTransport {
   private readonly logger: Logger;
+  /** the service has answered a call made with one of this client's tokens */
+  private tokenAccepted = false;
 
   constructor(private readonly options: ApiTransportOptions) {
     this.logger = options.logger ?? nullLogger;
@@ -96,6 +102,7 @@ export class ApiTransport {
       this.logger.debug(`${req.method} ${operation} ${status} in ${options.clock.now() - started} ms`);
 
       if (status >= 200 && status < 300) {
+        this.tokenAccepted = true;
         return { status, data: parseJson(text, operation) };
       }
       if (status === 401 && !refreshed) {
@@ -111,7 +118,12 @@ export class ApiTransport {
         afterRefresh: status === 401,
         limit: options.limits[operation],
         retries,
+        requested: requestedRange(req.body),
       });
+      if (status === 401 && !this.tokenAccepted) {
+        this.logger.info(`${operation}: the token fetched after the first 401 was refused too, and no token has been accepted yet; not trying again`);
+        throw error;
+      }
       if (!(isRetryableStatus(status) || status === 401) || error.kind === 'account') throw error;
       const delay = retryDelayMs(options.retry, {
         retry: retries,
@@ -133,4 +145,12 @@ export class ApiTransport {
       await waitOrCancel(options.clock, delay, signal, operation);
     }
   }
+}
+
+/** The `since`/`until` a create-job body asked for, to tell which end a range refusal is about. */
+function requestedRange(body: unknown): RequestedRange | undefined {
+  if (!isRecord(body)) return undefined;
+  const since = typeof body.since === 'string' ? body.since : undefined;
+  const until = typeof body.until === 'string' ? body.until : undefined;
+  return since !== undefined || until !== undefined ? { since, until } : undefined;
 }

@@ -98,20 +98,84 @@ function defaultNotFoundKind(operation: CallName): string | undefined {
   }
 }
 
-function notFoundHint(kind: string | undefined, id: string | undefined): string {
+/** The `kind` values a not-found body may carry (contract section 4). */
+const NOT_FOUND_KINDS: readonly string[] = ['namespace', 'table', 'object', 'job'];
+
+/** A 404 whose body names no kind may come from a path the service does not have at all. */
+const WRONG_PATH_HINT = 'If that is right, check the base URL and data prefix of the connection: the data calls may be going to a path the service does not have.';
+
+function notFoundHint(kind: string | undefined, id: string | undefined, bodyNamedKind: boolean): string {
   const what = id ? ` "${id}"` : '';
+  const orPath = bodyNamedKind ? '' : ` ${WRONG_PATH_HINT}`;
   switch (kind) {
     case 'namespace':
-      return `Check the namespace name${what}; the service has no list of namespaces, so use one your provider names (for example canvas or catalog).`;
+      return `Check the namespace name${what}; the service has no list of namespaces, so use one your provider names (for example canvas or catalog).${orPath}`;
     case 'table':
-      return `Check the table name${what}; list the namespace's tables to see what exists.`;
+      return `Check the table name${what}; list the namespace's tables to see what exists.${orPath}`;
     case 'job':
-      return 'Check the job id; a job and its files are deleted about 24 hours after it starts, so an older job must be run again.';
+      return `Check the job id; a job and its files are deleted about 24 hours after it starts, so an older job must be run again.${orPath}`;
     case 'object':
-      return 'The result file no longer exists (results are deleted about 24 hours after the job started); run the query again.';
+      return `The result file no longer exists (results are deleted about 24 hours after the job started); run the query again.${orPath}`;
     default:
-      return 'Check the namespace and table names; list the namespace\'s tables to see what exists.';
+      return 'Check the namespace and table names, and the base URL and data prefix of the connection; list the namespace\'s tables to see what exists.';
   }
+}
+
+/** A sign-in answered 404: the base URL does not lead to the gateway's token endpoint. */
+const LOGIN_NOT_FOUND_HINT =
+  'Check the base URL: it must be the service\'s gateway address alone, without the data prefix or any other path (sign-in goes to the base URL followed by /ids/auth/login).';
+
+/** What a create-job request asked for, so a range refusal can say which end is wrong. */
+export interface RequestedRange {
+  since?: string;
+  until?: string;
+}
+
+/** Milliseconds of an ISO date-time, or undefined. */
+function timeOf(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * Which range refusal a 400 is (contract 2.3 and 4): `snapshot` when `since` is older than
+ * the retained history (SnapshotRequired), `range` when the range has no data (OutOfRange:
+ * `since` at or after the latest change, or `until` later than it). Without a type, the
+ * body's `since` (earliest allowed) and what was asked tell them apart.
+ */
+function rangeRefusal(type: string | undefined, earliest: string | undefined, requested: RequestedRange | undefined): 'snapshot' | 'range' | undefined {
+  if (type && /snapshot/i.test(type)) return 'snapshot';
+  if (type && /range/i.test(type)) return 'range';
+  if (earliest === undefined) return undefined;
+  const asked = timeOf(requested?.since);
+  const first = timeOf(earliest);
+  if (asked !== undefined && first !== undefined && asked >= first) return 'range';
+  return 'snapshot';
+}
+
+function snapshotRequiredHint(earliest: string | undefined, latest: string | undefined): string {
+  const from = earliest ? ` The earliest allowed since is ${earliest}${latest ? ` (data until ${latest})` : ''}; a since from then on also works, but misses the changes before it.` : '';
+  return `The service no longer keeps changes that far back. Run a full snapshot (omit since).${from}`;
+}
+
+function outOfRangeHint(earliest: string | undefined, latest: string | undefined, requested: RequestedRange | undefined): string {
+  const newest = latest ? ` (the latest committed change is at ${latest})` : '';
+  const askedUntil = timeOf(requested?.until);
+  const last = timeOf(latest);
+  if (askedUntil !== undefined && last !== undefined && askedUntil > last) {
+    return `The requested until is later than the latest committed change${newest}; omit until, and it defaults to the latest change.`;
+  }
+  const askedSince = timeOf(requested?.since);
+  const first = timeOf(earliest);
+  if (askedSince !== undefined && first !== undefined && askedSince < first) {
+    return `The requested since is earlier than the service allows; the earliest allowed since is ${earliest as string}. Use that or a later since, or run a full snapshot (omit since).`;
+  }
+  const lowest = earliest ? `, no earlier than ${earliest}` : '';
+  if (requested && requested.since === undefined) {
+    return `The requested range has no data${newest}. Wait for new data (the service refreshes every few hours) and try again, or choose a range within the data the service holds.`;
+  }
+  return `There is no data after the requested since yet${newest}. Wait for new data (the service refreshes every few hours) and try again, or use an earlier since${lowest}.`;
 }
 
 export interface ResponseFacts {
@@ -124,6 +188,8 @@ export interface ResponseFacts {
   limit?: number;
   /** number of retries already made */
   retries?: number;
+  /** the since/until a create-job request asked for */
+  requested?: RequestedRange;
 }
 
 /** The DqError for a non-success HTTP answer. */
@@ -150,12 +216,13 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
     if (status === 401 || status === 403) {
       return make('auth', 'Check the client ID and secret; they may be wrong, revoked or for another region.');
     }
+    if (status === 404) return make('notFound', LOGIN_NOT_FOUND_HINT);
   }
   if (status === 401) {
     return make(
       'auth',
       facts.afterRefresh
-        ? 'The service refused a freshly issued token; check the client ID and secret and that these credentials may use this service.'
+        ? 'The sign-in worked, but the service did not accept the token it had just issued either. Check that the client ID and secret are the right ones for this service and region, and that they are allowed to use the Data Query Service; then try again.'
         : 'Check the client ID and secret.',
     );
   }
@@ -163,21 +230,22 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
     return make('auth', 'These credentials are not allowed to do this; check the API key\'s permissions and the scope used.');
   }
   if (status === 404) {
-    const kind = str(body?.kind) ?? defaultNotFoundKind(operation);
+    const named = str(body?.kind);
+    const known = named !== undefined && NOT_FOUND_KINDS.includes(named);
+    const kind = known ? named : defaultNotFoundKind(operation);
     const id = str(body?.id);
     return new DqError('notFound', message, {
       ...init,
-      details: { ...(details ?? {}), ...(kind ? { kind } : {}) },
-      hint: notFoundHint(kind, id),
+      details: { ...(details ?? {}), ...(kind && !named ? { kind } : {}) },
+      hint: notFoundHint(kind, id, known),
     });
   }
   if (status === 400) {
-    const since = str(body?.since);
-    if (since || (type && /snapshot|range/i.test(type))) {
-      const until = str(body?.until);
-      const earliest = since ? ` The earliest allowed since is ${since}${until ? ` (data until ${until})` : ''}.` : '';
-      return make('snapshotRequired', `Run a full snapshot (omit since).${earliest}`);
-    }
+    const earliest = str(body?.since);
+    const latest = str(body?.until);
+    const refusal = rangeRefusal(type, earliest, facts.requested);
+    if (refusal === 'snapshot') return make('snapshotRequired', snapshotRequiredHint(earliest, latest));
+    if (refusal === 'range') return make('validation', outOfRangeHint(earliest, latest, facts.requested));
     const loc = body?.location;
     let where = '';
     if (loc && typeof loc === 'object') {

@@ -142,7 +142,7 @@ class TableRuns {
         },
       });
     } catch (err) {
-      if (run.kind === 'changes' && isDqError(err) && err.kind === 'snapshotRequired') return this.rangeRefused(run, err);
+      if (run.kind === 'changes' && isDqError(err) && (err.kind === 'snapshotRequired' || err.type === 'OutOfRange')) return this.rangeRefused(run, err);
       throw err;
     }
     const point = run.kind === 'snapshot' ? job.at : job.until;

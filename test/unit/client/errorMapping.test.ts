@@ -7,13 +7,13 @@ const TABLES = '/dap/query/nowhere/table';
 const CREATE = '/dap/query/canvas/table/accounts/data';
 
 /** Makes a listTables/createJob call fail with the given answer and returns the error. */
-async function failWith(status: number, body: unknown, call: 'list' | 'create' = 'list'): Promise<DqError> {
+async function failWith(status: number, body: unknown, call: 'list' | 'create' = 'list', range: { since?: string; until?: string } = { since: '2020-01-01T00:00:00Z' }): Promise<DqError> {
   const { gateway, client, clock } = makeFixture({ maxRetries: 1 });
   gateway
     .onLogin(() => clock.now())
     .on('GET', TABLES, () => ({ status, body }))
     .on('POST', CREATE, () => ({ status, body }));
-  const p: Promise<unknown> = call === 'list' ? client.listTables('nowhere') : client.createJob('canvas', 'accounts', { format: 'jsonl', since: '2020-01-01T00:00:00Z' });
+  const p: Promise<unknown> = call === 'list' ? client.listTables('nowhere') : client.createJob('canvas', 'accounts', { format: 'jsonl', ...range });
   const err = await clock.run(p).catch((e: unknown) => e);
   assert.ok(isDqError(err), `expected a DqError, got ${String(err)}`);
   return err;
@@ -28,6 +28,7 @@ describe('error mapping (contract section 4)', () => {
     assert.equal(err.details?.kind, 'namespace');
     assert.equal(err.details?.id, 'nowhere');
     assert.match(err.hint ?? '', /Check the namespace name "nowhere"; the service has no list of namespaces/);
+    assert.doesNotMatch(err.hint ?? '', /data prefix/, 'the service named what is missing: the path was right');
     assert.match(err.describe(), /uuid u-1/);
   });
 
@@ -49,14 +50,94 @@ describe('error mapping (contract section 4)', () => {
   it('400 snapshot required: tells to run a snapshot and the earliest since', async () => {
     const err = await failWith(400, { error: { type: 'SnapshotRequired', uuid: 'u-4', message: 'since too old', since: '2026-11-01T00:00:00Z' } }, 'create');
     assert.equal(err.kind, 'snapshotRequired');
+    assert.equal(err.type, 'SnapshotRequired');
     assert.equal(err.details?.since, '2026-11-01T00:00:00Z');
     assert.match(err.hint ?? '', /Run a full snapshot \(omit since\).*earliest allowed.*2026-11-01T00:00:00Z/);
+    assert.doesNotMatch(err.hint ?? '', /wait for new data/i);
   });
 
-  it('400 out of range with since and until', async () => {
-    const err = await failWith(400, { error: { type: 'OutOfRange', uuid: 'u-5', message: 'out of range', since: '2026-11-01T00:00:00Z', until: '2026-11-20T00:00:00Z' } }, 'create');
-    assert.equal(err.kind, 'snapshotRequired');
+  const OUT_OF_RANGE = {
+    error: {
+      type: 'OutOfRange',
+      uuid: 'u-5',
+      message: 'The requested range has no data: since is after the latest committed change.',
+      since: '2026-11-01T00:00:00Z',
+      until: '2026-11-20T00:00:00Z',
+    },
+  };
+
+  it('400 OutOfRange for a since after the newest data: not a snapshot, but wait or use an earlier since', async () => {
+    const err = await failWith(400, OUT_OF_RANGE, 'create', { since: '2026-11-21T00:00:00Z' });
+    assert.equal(err.kind, 'validation');
+    assert.equal(err.type, 'OutOfRange');
+    assert.equal(err.uuid, 'u-5');
+    assert.equal(err.details?.since, '2026-11-01T00:00:00Z');
     assert.equal(err.details?.until, '2026-11-20T00:00:00Z');
+    assert.match(err.message, /since is after the latest committed change/);
+    assert.match(err.hint ?? '', /no data after the requested since yet \(the latest committed change is at 2026-11-20T00:00:00Z\)/);
+    assert.match(err.hint ?? '', /Wait for new data .* or use an earlier since, no earlier than 2026-11-01T00:00:00Z/);
+    assert.doesNotMatch(err.hint ?? '', /snapshot/i);
+  });
+
+  it('400 OutOfRange for an until after the newest data: says to omit until', async () => {
+    const err = await failWith(400, OUT_OF_RANGE, 'create', { since: '2026-11-10T00:00:00Z', until: '2026-12-01T00:00:00Z' });
+    assert.equal(err.kind, 'validation');
+    assert.match(err.hint ?? '', /requested until is later than the latest committed change \(the latest committed change is at 2026-11-20T00:00:00Z\); omit until/);
+    assert.doesNotMatch(err.hint ?? '', /snapshot/i);
+  });
+
+  it('400 OutOfRange for a since before the history: names the earliest allowed since', async () => {
+    const err = await failWith(400, OUT_OF_RANGE, 'create', { since: '2026-10-01T00:00:00Z' });
+    assert.equal(err.kind, 'validation');
+    assert.match(err.hint ?? '', /the earliest allowed since is 2026-11-01T00:00:00Z\. Use that or a later since/);
+  });
+
+  it('400 OutOfRange without the request at hand: the since-too-late hint', () => {
+    const err = errorFromResponse({ status: 400, bodyText: JSON.stringify(OUT_OF_RANGE), operation: 'createJob' });
+    assert.equal(err.kind, 'validation');
+    assert.match(err.hint ?? '', /Wait for new data/);
+    assert.doesNotMatch(err.hint ?? '', /snapshot/i);
+  });
+
+  it('400 with a range but no type: told apart by the since that was asked', () => {
+    const bodyText = JSON.stringify({ error: { message: 'range refused', since: '2026-11-01T00:00:00Z', until: '2026-11-20T00:00:00Z' } });
+    const tooLate = errorFromResponse({ status: 400, bodyText, operation: 'createJob', requested: { since: '2026-11-20T00:00:00Z' } });
+    assert.equal(tooLate.kind, 'validation');
+    assert.match(tooLate.hint ?? '', /Wait for new data/);
+    const tooEarly = errorFromResponse({ status: 400, bodyText, operation: 'createJob', requested: { since: '2026-10-31T00:00:00Z' } });
+    assert.equal(tooEarly.kind, 'snapshotRequired');
+    assert.match(tooEarly.hint ?? '', /Run a full snapshot \(omit since\)\. The earliest allowed since is 2026-11-01T00:00:00Z/);
+  });
+
+  it('404 on sign-in: check the base URL, not the namespace or table', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.on('POST', '/ids/auth/login', () => ({ status: 404, body: { error: { type: 'NotFound', uuid: 'u-404', message: 'No route for POST /ids/auth/login.' } } }));
+    const err = await clock.run(client.testConnection()).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.equal(err.kind, 'notFound');
+    assert.equal(err.operation, 'login');
+    assert.equal(err.uuid, 'u-404');
+    assert.match(err.hint ?? '', /Check the base URL: it must be the service's gateway address alone, without the data prefix or any other path/);
+    assert.doesNotMatch(err.hint ?? '', /namespace|table/);
+    assert.equal(gateway.logins(), 1, 'not retried');
+  });
+
+  it('404 without a kind on a data call: the names, then the base URL and data prefix', async () => {
+    const noRoute = { error: { type: 'NotFound', uuid: 'u-6', message: 'No route for POST /api/query/canvas/table/accounts/data.' } };
+    const create = await failWith(404, noRoute, 'create');
+    assert.equal(create.kind, 'notFound');
+    assert.match(create.hint ?? '', /Check the namespace and table names, and the base URL and data prefix of the connection/);
+    const list = await failWith(404, noRoute);
+    assert.equal(list.details?.kind, 'namespace');
+    assert.match(list.hint ?? '', /Check the namespace name;.*If that is right, check the base URL and data prefix of the connection/);
+    const job = errorFromResponse({ status: 404, bodyText: '', operation: 'getJob' });
+    assert.match(job.hint ?? '', /24 hours.*base URL and data prefix/);
+  });
+
+  it('404 with a kind the contract does not name: treated like one without a kind', () => {
+    const err = errorFromResponse({ status: 404, bodyText: JSON.stringify({ error: { message: 'gone', kind: 'route' } }), operation: 'createJob' });
+    assert.equal(err.details?.kind, 'route');
+    assert.match(err.hint ?? '', /base URL and data prefix/);
   });
 
   for (const type of ['AccountNotOnboarded', 'AccountDisabled', 'AccountUnderMaintenance', 'RequestTypeForbidden']) {

@@ -66,26 +66,55 @@ describe('tokens', () => {
     assert.equal(gateway.seen('GET', TABLES).length, 2);
   });
 
-  it('401s after the refresh are retried with the same token, then fail with auth and say what to check', async () => {
+  it('before any token has been accepted, a 401 for the token fetched after the refresh fails at once with auth and says what to check', async () => {
     const { gateway, client, clock } = makeFixture({ maxRetries: 2 });
     gateway.onLogin(() => clock.now()).on('GET', TABLES, () => ({ status: 401, body: { error: { message: 'nope', uuid: 'u-401' } } }));
+    const started = clock.now();
     const err = await clock.run(client.listTables('canvas')).catch((e: unknown) => e);
     assert.ok(isDqError(err));
     assert.equal(err.kind, 'auth');
     assert.equal(err.status, 401);
-    assert.match(err.hint ?? '', /client ID and secret/);
+    assert.equal(err.uuid, 'u-401');
+    assert.match(err.hint ?? '', /did not accept the token it had just issued.*client ID and secret/);
     assert.equal(gateway.logins(), 2, 'one forced refresh only');
     const calls = gateway.seen('GET', TABLES);
+    assert.equal(calls.length, 2, 'the first try and the one after the refresh, no retries');
+    assert.notEqual(calls[0].headers.authorization, calls[1].headers.authorization, 'the second try used the new token');
+    assert.equal(clock.now(), started, 'no backoff before failing');
+  });
+
+  it('once a token has been accepted, 401s after the refresh are retried with the same token, then fail with auth', async () => {
+    const { gateway, client, clock } = makeFixture({ maxRetries: 2 });
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, (_r, n) => (n === 1 ? { status: 200, body: { tables: ['a'] } } : { status: 401, body: { error: { message: 'nope', uuid: 'u-401' } } }));
+    assert.deepEqual(await client.listTables('canvas'), ['a']);
+    const err = await clock.run(client.listTables('canvas')).catch((e: unknown) => e);
+    assert.ok(isDqError(err));
+    assert.equal(err.kind, 'auth');
+    assert.equal(err.status, 401);
+    assert.equal(gateway.logins(), 2, 'one forced refresh only');
+    const calls = gateway.seen('GET', TABLES).slice(1);
     assert.equal(calls.length, 4, 'the first try, the one after the refresh, and maxRetries more');
     assert.equal(new Set(calls.slice(1).map((c) => c.headers.authorization)).size, 1);
   });
 
-  it('a gateway refusing a valid token now and then does not fail the call', async () => {
+  it('once a token has been accepted, a gateway refusing the new token too does not fail the call', async () => {
     const { gateway, client, clock } = makeFixture();
-    const refusals = new Set([1, 2, 3]);
+    const refusals = new Set([2, 3]);
     gateway.onLogin(() => clock.now()).on('GET', TABLES, (_r, n) => (refusals.has(n) ? { status: 401, body: {} } : { status: 200, body: { tables: ['a'] } }));
+    assert.deepEqual(await client.listTables('canvas'), ['a']);
     assert.deepEqual(await clock.run(client.listTables('canvas')), ['a']);
     assert.equal(gateway.logins(), 2);
+    assert.equal(gateway.seen('GET', TABLES).length, 4);
+  });
+
+  it('a gateway refusing a valid token now and then does not fail the call', async () => {
+    const { gateway, client, clock } = makeFixture();
+    const refusals = new Set([1, 3]);
+    gateway.onLogin(() => clock.now()).on('GET', TABLES, (_r, n) => (refusals.has(n) ? { status: 401, body: {} } : { status: 200, body: { tables: ['a'] } }));
+    assert.deepEqual(await clock.run(client.listTables('canvas')), ['a']);
+    assert.deepEqual(await clock.run(client.listTables('canvas')), ['a']);
+    assert.equal(gateway.logins(), 3, 'each refusal got its own refresh');
+    assert.equal(gateway.seen('GET', TABLES).length, 4);
   });
 
   for (const status of [400, 401, 403]) {
