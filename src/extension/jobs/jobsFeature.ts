@@ -41,6 +41,13 @@ export interface JobsFeatureDeps extends ResultCommandDeps {
   logger: Logger;
 }
 
+const PRUNE_EVERY_MS = 60 * 60_000;
+
+function pruneEvery(ms: number, prune: () => void): vscode.Disposable {
+  const timer = setInterval(prune, ms);
+  return { dispose: () => clearInterval(timer) };
+}
+
 export function registerJobsFeature(context: vscode.ExtensionContext, deps: JobsFeatureDeps): JobsFeature {
   const { store, pool, schemas, logger } = deps;
   const model = new JobsModel(new JobStore(context.workspaceState), systemClock, logger);
@@ -69,6 +76,11 @@ export function registerJobsFeature(context: vscode.ExtensionContext, deps: Jobs
       statusBar.render();
     }),
     vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, new ResultDocumentProvider()),
+    // finished jobs leave the list once older than the setting, in a window left open too
+    pruneEvery(PRUNE_EVERY_MS, () => model.prune(readKeepFinishedDays())),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('dataQuery.jobs.keepFinishedDays')) model.prune(readKeepFinishedDays());
+    }),
     ...registerQueryCommands(services),
     ...registerJobCommands(services),
     ...registerResultCommands(services, deps),
