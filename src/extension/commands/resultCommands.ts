@@ -14,6 +14,7 @@ import { formatBytes } from '../../core/byteSize';
 import type { JobsViewNode } from '../jobs/jobsNodes';
 import type { JobServices } from '../jobs/jobServices';
 import { readDownloadSettings } from '../jobs/jobSettings';
+import { revealFile } from '../ui/revealFile';
 import { resultDocumentUri } from '../jobs/resultDocuments';
 import { jobFromArgs, jobFromNode, registerJobCommand } from './jobCommandSupport';
 
@@ -86,11 +87,8 @@ async function openResult(file: string): Promise<{ path: string; opened: 'editor
   return { path: file, opened: 'editor' };
 }
 
-/** Shows a file or folder in VS Code's explorer when it is in the workspace, else in the OS. */
 async function reveal(target: string): Promise<string> {
-  const uri = vscode.Uri.file(target);
-  const inWorkspace = vscode.workspace.getWorkspaceFolder(uri) !== undefined;
-  await vscode.commands.executeCommand(inWorkspace ? 'revealInExplorer' : 'revealFileInOS', uri);
+  await revealFile(target);
   return target;
 }
 

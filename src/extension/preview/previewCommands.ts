@@ -11,6 +11,7 @@ import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
 import type { ResultSource } from '../../engine/engineProtocol';
 import { presentError, userError } from '../ui/presentError';
+import { revealFile } from '../ui/revealFile';
 import type { DownloadedJobsProvider } from './downloadedJobs';
 import { exportWithProgress, pickExportFormat, pickExportPath, type ExportResult } from './exportResult';
 import { PreviewPanel } from './previewPanel';
@@ -76,7 +77,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
       const to = { path: out, format };
       const result = target ? await exportFiles(await sourceOf(target), to, title) : await exportWithProgress(engine, fromPanel!, to, title);
       void vscode.window.showInformationMessage(`Exported ${result.rows.toLocaleString()} rows to ${result.path}.`, 'Reveal').then((choice) => {
-        if (choice) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.path));
+        if (choice) void revealFile(result.path);
       });
       return result;
     } catch (err) {

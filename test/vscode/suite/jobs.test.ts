@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import * as vscode from 'vscode';
@@ -191,6 +192,16 @@ describe('Query jobs through command arguments', function () {
 
     const revealed = await run<{ folder: string }>('dataQuery.revealResults', { connection: SERVICE, jobId: result.job.id });
     assert.equal(revealed.folder, path.dirname(file.path));
+
+    // a binary file outside the workspace is revealed, not opened: in a browser window there is
+    // no file manager, so its path is shown instead
+    const outside = path.join(os.tmpdir(), `dq-reveal-${process.pid}.parquet`);
+    await fs.writeFile(outside, Buffer.from([0x50, 0x41, 0x52, 0x31, 0, 0, 0, 0xff, 0xfe, 0x50, 0x41, 0x52, 0x31]));
+    try {
+      assert.deepEqual(await run('dataQuery.openResult', { path: outside }), { path: outside, opened: 'revealed' });
+    } finally {
+      await fs.rm(outside, { force: true });
+    }
   });
 
   it('copies a pre-signed link and opens a pasted link without credentials into links/', async () => {
