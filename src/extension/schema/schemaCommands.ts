@@ -12,7 +12,7 @@ import { columnsOf, flatColumnsOf } from '../../core/schema';
 import { createTableScript } from '../../sync/postgresSql';
 import { targetTableOf } from '../../sync/syncColumns';
 import { registerJobCommand } from '../commands/jobCommandSupport';
-import type { ClientPool } from '../connections/clientPool';
+import { missingCredentials, type ClientPool } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';
 import type { ExplorerNode } from '../explorer/explorerNodes';
@@ -87,6 +87,8 @@ async function findColumnInteractively(deps: SchemaCommandDeps, known: Connectio
   const connection = known ?? (await pickConnection(deps));
   if (!connection) return undefined;
   const reader = deps.explorer.schemas;
+  // without credentials every call would fail alike: say so once, not as missing columns
+  if (connection.kind === 'remote' && !(await deps.store.getCredentials(connection.name))) throw missingCredentials(connection.name);
   const { namespaces } = await deps.pool.session(connection);
   const read = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Reading the schemas of ${connection.name}`, cancellable: true },
@@ -105,6 +107,11 @@ async function findColumnInteractively(deps: SchemaCommandDeps, known: Connectio
     },
   );
   for (const problem of read.problems) deps.logger.warn(`${connection.name}: ${problem}`);
+  if (read.tables.length === 0 && read.problems.length > 0) {
+    throw new DqError('network', `No table of ${connection.name} could be read. ${read.problems[0]}`, {
+      hint: 'Check the connection (Refresh it in the Data Query view), then try again.',
+    });
+  }
   if (read.problems.length > 0) {
     void vscode.window.showWarningMessage(`${read.problems.length} tables or namespaces could not be read, so their columns are missing; see the log.`);
   }
