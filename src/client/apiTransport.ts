@@ -91,7 +91,8 @@ export class ApiTransport {
         if (isTransientNetworkError(err) && retries < options.retry.maxRetries) {
           const delay = retryDelayMs(options.retry, { retry: retries, now: options.clock.now(), operation });
           retries++;
-          this.logger.info(`${req.method} ${operation}: connection dropped, retry ${retries}/${options.retry.maxRetries} in ${delay} ms`);
+          // a warning: a person waiting on a silent service should see why nothing happens
+          this.logger.warn(`${operation}: ${mapped.message}; trying again in ${seconds(delay)} (${retries}/${options.retry.maxRetries})`);
           await waitOrCancel(options.clock, delay, signal, operation);
           continue;
         }
@@ -141,7 +142,7 @@ export class ApiTransport {
         this.logger.warn(`${operation}: HTTP 429, waiting ${Math.ceil(delay / 1000)} s before retry ${retries}/${options.retry.maxRetries}`);
         continue; // the pause gate does the waiting
       }
-      this.logger.info(`${req.method} ${operation}: HTTP ${status}, retry ${retries}/${options.retry.maxRetries} in ${delay} ms`);
+      this.logger.warn(`${operation}: HTTP ${status}; trying again in ${seconds(delay)} (${retries}/${options.retry.maxRetries})`);
       await waitOrCancel(options.clock, delay, signal, operation);
     }
   }
@@ -153,4 +154,8 @@ function requestedRange(body: unknown): RequestedRange | undefined {
   const since = typeof body.since === 'string' ? body.since : undefined;
   const until = typeof body.until === 'string' ? body.until : undefined;
   return since !== undefined || until !== undefined ? { since, until } : undefined;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 }

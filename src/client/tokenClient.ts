@@ -176,7 +176,7 @@ export class TokenClient {
         if (signal.aborted) throw cancelledError(OPERATION);
         if (isTransientNetworkError(err) && attempt < options.retry.maxRetries) {
           const delay = retryDelayMs(options.retry, { retry: attempt, now: options.clock.now(), operation: OPERATION });
-          this.logger.info(`sign-in: connection dropped, retrying in ${delay} ms (${attempt + 1}/${options.retry.maxRetries})`);
+          this.logger.warn(`sign-in: no answer or the connection dropped; trying again in ${(delay / 1000).toFixed(1)} s (${attempt + 1}/${options.retry.maxRetries})`);
           await waitOrCancel(options.clock, delay, signal, OPERATION);
           continue;
         }
@@ -202,7 +202,7 @@ export class TokenClient {
       });
       if (status === 429) options.limiter.pause('login', delay);
       if (attempt >= options.retry.maxRetries) throw error;
-      this.logger.info(`sign-in: HTTP ${status}, retrying in ${delay} ms (${attempt + 1}/${options.retry.maxRetries})`);
+      this.logger.warn(`sign-in: HTTP ${status}; trying again in ${(delay / 1000).toFixed(1)} s (${attempt + 1}/${options.retry.maxRetries})`);
       if (status !== 429) await waitOrCancel(options.clock, delay, signal, OPERATION); // a 429's pause gate waits at the top
     }
   }

@@ -48,7 +48,7 @@ describe('retries', () => {
     gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? 'drop' : schemaOk));
     await clock.run(client.getSchema('canvas', 'accounts'));
     assert.equal(gateway.seen('GET', SCHEMA).length, 2);
-    assert.ok(logger.lines.some((l) => /^info .*connection dropped, retry 1/.test(l)));
+    assert.ok(logger.lines.some((l) => /^warn getSchema: .*; trying again in [\d.]+ s \(1\/\d\)/.test(l)), logger.lines.join('\n'));
   });
 
   it('a dropped connection that never recovers ends as a network error', async () => {
