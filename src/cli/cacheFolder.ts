@@ -1,10 +1,13 @@
 // dq's cache on disk: one JSON file per key in the user's cache folder ($XDG_CACHE_HOME/dq,
 // else ~/.cache/dq; %LOCALAPPDATA%\dq\cache on Windows), written whole through a temporary file
 // and a rename so a reader never sees half a file. Only table lists and schemas go there.
+// A folder that cannot be written to is reported once, and the command goes on without it.
 
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isDqError } from '../client/errors';
+import { asLocalIoError } from '../client/localIoError';
 import type { CacheStorage } from '../core/schemaCache';
 import { sanitizeFileName, shortHash } from '../core/paths';
 
@@ -14,8 +17,17 @@ export function cacheFolder(env: NodeJS.ProcessEnv): string {
   return path.join(env.HOME || os.homedir(), '.cache', 'dq');
 }
 
+/**
+ * A cache folder that cannot be written to is no reason to fail: the value read from the
+ * service is used all the same, and `onUnsaved` hears once why nothing could be kept.
+ */
 export class FileCacheStorage implements CacheStorage {
-  constructor(private readonly folder: string) {}
+  private unsavedReported = false;
+
+  constructor(
+    private readonly folder: string,
+    private readonly onUnsaved: (problem: string) => void = () => undefined,
+  ) {}
 
   get<T>(key: string): T | undefined {
     try {
@@ -26,12 +38,29 @@ export class FileCacheStorage implements CacheStorage {
   }
 
   update(key: string, value: unknown): Promise<void> {
-    mkdirSync(this.folder, { recursive: true, mode: 0o700 });
     const file = this.fileOf(key);
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(value ?? null), { mode: 0o600 });
-    renameSync(temporary, file);
+    try {
+      mkdirSync(this.folder, { recursive: true, mode: 0o700 });
+      writeFileSync(temporary, JSON.stringify(value ?? null), { mode: 0o600 });
+      renameSync(temporary, file);
+    } catch (err) {
+      try {
+        rmSync(temporary, { force: true });
+      } catch {
+        /* there was no folder to leave it in */
+      }
+      this.unsaved(err);
+    }
     return Promise.resolve();
+  }
+
+  private unsaved(err: unknown): void {
+    if (this.unsavedReported) return;
+    this.unsavedReported = true;
+    const io = asLocalIoError(err, this.folder, 'save the cache');
+    const cause = isDqError(io) ? io.message : `Could not save the cache (folder ${this.folder}): ${err instanceof Error ? err.message : String(err)}`;
+    this.onUnsaved(`${cause}; table lists and schemas are read from the service each time until it can be saved. Make the folder writable, or set XDG_CACHE_HOME to a folder you may write to.`);
   }
 
   private fileOf(key: string): string {

@@ -5,6 +5,7 @@ import { DqError, isCancelled } from '../client/errors';
 import { redact } from '../core/logger';
 import { CLIENT_VERSION as VERSION } from '../client/version';
 import { parseArgs, UsageError, type OptionSpec } from './argParser';
+import { forCommandLine } from './cliHints';
 import type { CliIo } from './cliIo';
 import type { CommandSpec } from './commandSpec';
 import { columnsCommand, jobCommand, schemaCommand, tablesCommand, urlsCommand, waitCommand } from './dataCommands';
@@ -14,6 +15,7 @@ import { findColumnCommand } from './findColumnCommand';
 import { GLOBAL_OPTIONS } from './globalOptions';
 import { downloadCommand, queryCommand } from './queryCommands';
 import { syncCommand, syncStatusCommand } from './syncCommands';
+import { terminalLine } from './terminalLine';
 
 const COMMANDS: readonly CommandSpec[] = [
   tablesCommand,
@@ -63,6 +65,8 @@ function optionsOf(command: CommandSpec): OptionSpec[] {
 }
 
 function report(err: unknown, io: CliIo): number {
+  // a progress line still on screen stays there, and the error goes on a line of its own
+  terminalLine(io.stderr).end();
   if (err instanceof UsageError) {
     io.stderr.write(`dq: usage: ${redact(err.message)}\n`);
     return EXIT.usage;
@@ -72,7 +76,7 @@ function report(err: unknown, io: CliIo): number {
     return EXIT.interrupted;
   }
   if (err instanceof DqError) {
-    io.stderr.write(`dq: ${redact(err.describe())}\n`);
+    io.stderr.write(`dq: ${redact(forCommandLine(err).describe())}\n`);
     if (io.env.DQ_DEBUG === '1' && err.stack) io.stderr.write(`${redact(err.stack)}\n`);
     return exitCodeFor(err);
   }

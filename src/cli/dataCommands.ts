@@ -1,6 +1,7 @@
 // dq tables | schema | columns | job | wait | urls: one call each, printed plainly or as JSON.
 
 import type { DataQueryClient } from '../client/dataQueryClient';
+import { DqError, isDqError } from '../client/errors';
 import { columnsOf, type Column } from '../core/schema';
 import type { JobRecord, SchemaEnvelope } from '../core/contract';
 import { UsageError } from './argParser';
@@ -11,7 +12,7 @@ import { requireId, requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
 
 export async function withClient<T>(ctx: CommandContext, work: (client: DataQueryClient) => Promise<T>): Promise<T> {
-  const client = createClient(ctx.args.options, ctx.io);
+  const client = createClient(ctx.args.options, ctx.io, ctx.args.given);
   try {
     return await work(client);
   } finally {
@@ -135,10 +136,24 @@ export const waitCommand: CommandSpec = {
       progress.done();
       // A failed job is still a record worth printing; the error line follows on stderr.
       if (last?.status === 'failed') printJson(ctx, last);
+      // The service never answered with this job: not one that expired, most likely a mistyped id.
+      if (last === undefined && isDqError(err) && err.kind === 'jobExpired') throw noSuchJob(jobId, err);
       throw err;
     }
   },
 };
+
+/** A job whose first poll was answered 404, as `dq job` reports the same id: notFound, check the id. */
+function noSuchJob(jobId: string, gone: DqError): DqError {
+  return new DqError('notFound', `No job ${jobId} exists on the service`, {
+    status: gone.status,
+    type: gone.type,
+    uuid: gone.uuid,
+    operation: 'getJob',
+    details: gone.details,
+    hint: 'Check the job id; a job and its files are deleted about 24 hours after it starts, so an older job must be run again.',
+  });
+}
 
 export const urlsCommand: CommandSpec = {
   name: 'urls',

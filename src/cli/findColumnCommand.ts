@@ -11,7 +11,7 @@ import { cacheFolder, FileCacheStorage } from './cacheFolder';
 import type { CommandContext, CommandSpec } from './commandSpec';
 import { printJson, withClient } from './dataCommands';
 import { EXIT } from './exitCodes';
-import { progressWanted } from './globalOptions';
+import { progressWanted, stderrLogger } from './globalOptions';
 import { requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
 
@@ -29,7 +29,8 @@ export const findColumnCommand: CommandSpec = {
     const [text, ...rest] = ctx.args.positionals;
     if (text === undefined || text.trim() === '') throw new UsageError(`missing <text>; usage: ${this.usage}`);
     const namespaces = rest.length > 0 ? rest.map((n) => requireName(n, 'namespace')) : DEFAULT_NAMESPACES;
-    const cache = new SchemaCache(new FileCacheStorage(cacheFolder(ctx.io.env)), systemClock);
+    const logger = stderrLogger(ctx.io);
+    const cache = new SchemaCache(new FileCacheStorage(cacheFolder(ctx.io.env), (problem) => logger.warn(problem)), systemClock);
     const connection = connectionKey(ctx);
     if (ctx.args.options.refresh) await cache.forget(connection);
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(ctx.args.options, ctx.io));

@@ -1,19 +1,24 @@
-// Progress on stderr: a rewritten line on a terminal, plain lines elsewhere.
+// Progress on stderr: a rewritten line on a terminal, plain lines elsewhere. The line is the
+// stream's TerminalLine, so log lines written meanwhile appear above it, not glued onto it.
 
 import type { JobRecord } from '../core/contract';
 import type { DownloadProgress } from '../client/types';
 import type { OutStream } from './cliIo';
 import { formatBytes } from '../core/byteSize';
+import { terminalLine, type TerminalLine } from './terminalLine';
 
 export class ProgressReporter {
   private lastLine = '';
   private lastDraw = 0;
+  private readonly terminal: TerminalLine;
 
   constructor(
     private readonly out: OutStream,
     private readonly enabled: boolean,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.terminal = terminalLine(out);
+  }
 
   jobUpdate(job: JobRecord): void {
     this.line(`job ${job.id}: ${job.status}`, true);
@@ -30,7 +35,7 @@ export class ProgressReporter {
   }
 
   done(): void {
-    if (this.enabled && this.out.isTTY && this.lastLine) this.out.write('\n');
+    if (this.enabled && this.lastLine) this.terminal.end();
     this.lastLine = '';
   }
 
@@ -39,12 +44,7 @@ export class ProgressReporter {
     const now = this.now();
     if (!important && now - this.lastDraw < (this.out.isTTY ? 100 : 2000)) return;
     this.lastDraw = now;
-    if (this.out.isTTY) {
-      const width = Math.max(20, (this.out.columns ?? 80) - 1);
-      this.out.write(`\r\x1b[2K${text.slice(0, width)}`);
-    } else {
-      this.out.write(`${text}\n`);
-    }
+    this.terminal.draw(text);
     this.lastLine = text;
   }
 }

@@ -14,10 +14,10 @@ import { printJson, withClient } from './dataCommands';
 import { progressWanted } from './globalOptions';
 import { parseConcurrency, parseDateTime, parseFormat, parseMode, requireId, requireName } from './inputValidation';
 import { downloadCollector } from './memoryTuning';
+import { checkOutputFolder } from './outputFolder';
 import { ProgressReporter } from './progressReporter';
 
 const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
-  { name: 'out', kind: 'string', valueName: 'DIR', description: 'folder for the files (default downloads/<namespace>/<table>/<job id>/)' },
   { name: 'decompress', kind: 'boolean', description: 'gunzip objects while writing them' },
   { name: 'concurrency', kind: 'number', valueName: 'N', description: 'objects downloaded at once, 1 to 32 (default 4)' },
   { name: 'sha256', kind: 'boolean', description: 'compute each file\'s SHA-256 while writing it (printed with --json)' },
@@ -33,6 +33,7 @@ export const queryCommand: CommandSpec = {
     { name: 'until', kind: 'string', valueName: 'T', description: 'incremental: changes up to T (best omitted)' },
     { name: 'mode', kind: 'string', valueName: 'MODE', description: 'expanded or condensed: how nested fields become CSV/TSV columns' },
     { name: 'download', kind: 'boolean', negatable: true, description: 'download the results (default; --no-download only prints the job)' },
+    { name: 'out', kind: 'string', valueName: 'DIR', description: 'folder for the files (default downloads/<namespace>/<table>/<job id>/)' },
     ...DOWNLOAD_OPTIONS,
   ],
   async run(ctx) {
@@ -57,6 +58,8 @@ export const queryCommand: CommandSpec = {
     }
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(o, ctx.io));
     return withClient(ctx, async (client) => {
+      // before the create-job call it would spend (the client has sent nothing yet)
+      if (download) await checkOutputFolder(outDirBeforeJob(ctx, namespace, table));
       progress.message(`creating a ${request.format} ${since ? 'incremental' : 'snapshot'} job for ${namespace}.${table}`);
       const job = await client.runJob(namespace, table, request, {
         signal: ctx.io.interrupt,
@@ -80,6 +83,7 @@ export const downloadCommand: CommandSpec = {
   usage: 'dq download <jobId> [--out DIR] [--decompress] [--concurrency N] [--sha256]',
   summary: 'download the result files of a complete job',
   options: [
+    { name: 'out', kind: 'string', valueName: 'DIR', description: 'folder for the files (default downloads/<job id>/)' },
     ...DOWNLOAD_OPTIONS,
     { name: 'format', kind: 'string', valueName: 'FORMAT', description: 'the job\'s format, for file extensions (default: recognised from the content)' },
   ],
@@ -91,6 +95,7 @@ export const downloadCommand: CommandSpec = {
     parseConcurrency(ctx.args.options.concurrency);
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(ctx.args.options, ctx.io));
     return withClient(ctx, async (client) => {
+      await checkOutputFolder(outDirBeforeJob(ctx, undefined, undefined));
       const job = await client.getJob(jobId, { signal: ctx.io.interrupt });
       if (job.status !== 'complete') {
         const hint =
@@ -111,12 +116,19 @@ export const downloadCommand: CommandSpec = {
   },
 };
 
+/** --out, else downloads/[<namespace>/<table>/]<job id>/ under the working folder. */
 function outDir(ctx: CommandContext, namespace: string | undefined, table: string | undefined, job: JobRecord): string {
+  const given = ctx.args.options.out as string | undefined;
+  if (given) return path.resolve(ctx.io.cwd, given);
+  return path.join(outDirBeforeJob(ctx, namespace, table), sanitizeFileName(job.id));
+}
+
+/** The folder outDir will be, or (by default) the one its job folder goes in: known before the job is. */
+function outDirBeforeJob(ctx: CommandContext, namespace: string | undefined, table: string | undefined): string {
   const given = ctx.args.options.out as string | undefined;
   if (given) return path.resolve(ctx.io.cwd, given);
   const parts = ['downloads'];
   if (namespace && table) parts.push(namespace, table);
-  parts.push(sanitizeFileName(job.id));
   return path.resolve(ctx.io.cwd, ...parts);
 }
 

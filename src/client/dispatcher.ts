@@ -1,9 +1,12 @@
 // The connection pool every request of one client goes through: a keep-alive undici Agent,
 // or a proxy-aware dispatcher when a proxy URL is given or the usual proxy environment
 // variables are set (either case). NO_PROXY hosts bypass the proxy. VS Code does not proxy
-// a bundled undici, so the extension builds one of these from its own settings.
+// a bundled undici, so the extension builds one of these from its own settings. A proxy
+// given as `host:port` (as curl takes it) means `http://host:port`; a value that cannot be
+// used is a `usage` error naming where it came from, never a failure of the first request.
 
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { DqError } from './errors';
 import type { ProxyOptions } from './types';
 
 const POOL = { keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 8 } as const;
@@ -14,23 +17,75 @@ export interface ResolvedProxy {
   noProxy: string;
 }
 
-function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = env[name.toLowerCase()] ?? env[name.toUpperCase()];
-  return v && v.trim() ? v.trim() : undefined;
+/** What a proxy value must look like, for messages. */
+export const PROXY_FORM = 'http://host:port or host:port (https:// for a proxy spoken to over TLS), with user:password@ before the host if the proxy asks for them';
+
+export type ParsedProxy = { url: string; problem?: undefined } | { url?: undefined; problem: string };
+
+/**
+ * A proxy value as undici takes it: an http(s) URL as given, or `[user:password@]host:port`
+ * with `http://` put in front. Otherwise a short reason it cannot be used.
+ */
+export function parseProxyUrl(raw: string): ParsedProxy {
+  const value = raw.trim();
+  const schemed = /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  const candidate = schemed ? value : `http://${value}`;
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return { problem: 'it is not a URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `${url.protocol}// proxies are not supported` };
+  if (!url.hostname) return { problem: 'it names no host' };
+  if (!schemed && !url.port) return { problem: 'it names no port' };
+  return { url: candidate };
 }
 
-/** Which proxy (if any) applies, from explicit options first and then the environment. */
+/** A proxy value as a message may show it: anything up to its last `@` (user and password) as `***`. */
+export function shownProxy(raw: string): string {
+  return raw.trim().replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^]*@/i, '$1***@');
+}
+
+/** `parseProxyUrl`, or a `usage` error naming `source` (an option or variable) and the expected form. */
+export function checkProxyUrl(raw: string, source: string): string {
+  const parsed = parseProxyUrl(raw);
+  if (parsed.url !== undefined) return parsed.url;
+  throw new DqError('usage', `${source} "${shownProxy(raw)}" is not a usable proxy: ${parsed.problem}`, {
+    details: { source },
+    hint: `Give the proxy as ${PROXY_FORM}.`,
+  });
+}
+
+/** A variable set (to more than blanks) in lower or else upper case, with the name it was found under. */
+function envValue(env: NodeJS.ProcessEnv, name: string): { name: string; value: string } | undefined {
+  for (const n of [name.toLowerCase(), name.toUpperCase()]) {
+    const v = env[n];
+    if (v && v.trim()) return { name: n, value: v.trim() };
+  }
+  return undefined;
+}
+
+/**
+ * Which proxy (if any) applies, from explicit options first and then the environment. Throws
+ * a `usage` DqError when the value that applies cannot be used, naming where it came from.
+ */
 export function resolveProxy(proxy: ProxyOptions = {}): ResolvedProxy | undefined {
   const env = proxy.env ?? process.env;
   const useEnv = proxy.useEnvironment !== false;
   const listed = Array.isArray(proxy.noProxy) ? proxy.noProxy.join(',') : proxy.noProxy;
-  const noProxy = listed ?? (useEnv ? envValue(env, 'no_proxy') : undefined) ?? '';
+  const noProxy = listed ?? (useEnv ? envValue(env, 'no_proxy')?.value : undefined) ?? '';
   if (proxy.url && proxy.url.trim()) {
-    return { httpProxy: proxy.url.trim(), httpsProxy: proxy.url.trim(), noProxy };
+    const url = checkProxyUrl(proxy.url, 'The proxy URL');
+    return { httpProxy: url, httpsProxy: url, noProxy };
   }
   if (!useEnv) return undefined;
-  const httpProxy = envValue(env, 'http_proxy');
-  const httpsProxy = envValue(env, 'https_proxy') ?? httpProxy;
+  const fromEnv = (name: string): string | undefined => {
+    const found = envValue(env, name);
+    return found && checkProxyUrl(found.value, found.name);
+  };
+  const httpProxy = fromEnv('http_proxy');
+  const httpsProxy = fromEnv('https_proxy') ?? httpProxy;
   if (!httpProxy && !httpsProxy) return undefined;
   return { httpProxy, httpsProxy, noProxy };
 }

@@ -58,14 +58,16 @@ export class DqError extends Error {
     this.hint = init.hint;
   }
 
-  /** One line: kind, status, server type and uuid, message, and what to do next. */
+  /** One line: kind, status, server type and uuid, message (ended with a full stop), and what to do next. */
   describe(): string {
     const facts: string[] = [this.kind];
     if (this.status !== undefined) facts.push(`HTTP ${this.status}`);
     if (this.type) facts.push(this.type);
     if (this.uuid) facts.push(`uuid ${this.uuid}`);
-    const hint = this.hint ? ` ${this.hint}` : '';
-    return `${facts.join(', ')}: ${this.message}${hint}`;
+    if (!this.hint) return `${facts.join(', ')}: ${this.message}`;
+    // the message ends as a sentence before the hint starts another one
+    const stop = /[.!?]["')\]]*$/.test(this.message.trimEnd()) ? '' : '.';
+    return `${facts.join(', ')}: ${this.message.trimEnd()}${stop} ${this.hint}`;
   }
 }
 

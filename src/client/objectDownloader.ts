@@ -62,6 +62,7 @@ const DISCARDED_BODY_BYTES = 64 * 1024;
 
 interface Progress {
   received: Map<string, number>;
+  /** each object's size, once an answer's Content-Length or Content-Range has told it */
   totals: Map<string, number>;
   allBytes: number;
   doneObjects: number;
@@ -298,6 +299,7 @@ export class ObjectDownloader {
           logger.debug(`GET ${label} ${safeUrl(url)} ${statusCode}${offset > 0 ? ` from byte ${offset}` : ''}`);
           answer = judgeAnswer(statusCode, answered, offset, known, label);
           if (answer.kind !== 'body') return discardBody();
+          if (known.total !== undefined) run.progress.totals.set(objectId, known.total);
           if (answer.skip > 0) logger.info(`${label}: the object host ignored the Range request; skipping the ${offset} bytes already here`);
           sink.skipNext(answer.skip);
           return sink.writable(onBytes);

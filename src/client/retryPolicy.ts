@@ -57,7 +57,7 @@ export function retryDelayMs(policy: RetryPolicy, input: RetryWaitInput): number
       uuid: input.answer?.uuid,
       operation: input.operation,
       details: { retryAfterMs: wait, retryAt: until },
-      hint: `Try again after ${until}, or raise the longest wait allowed.`,
+      hint: `Try again after ${until}; calls made before then are likely to be refused again.`,
     });
   }
   return wait;

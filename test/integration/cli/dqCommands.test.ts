@@ -165,10 +165,64 @@ describe('dq against the emulator', function () {
     assert.match(run.stderr, /^dq: network/);
   });
 
-  it('refuses plain http to another host unless allowed', async () => {
+  it('refuses plain http to another host unless allowed, naming dq\'s own option', async () => {
     const run = await runDq(['tables', 'canvas'], { env: envFor(emu, { DQ_BASE_URL: 'http://dq.example.invalid' }) });
     assert.equal(run.code, 2, run.stderr);
-    assert.match(run.stderr, /http/i);
+    assert.match(run.stderr, /^dq: insecure: Refusing plain http to dq\.example\.invalid: credentials and data would travel unencrypted\. Use https:\/\/, or pass --allow-insecure-http /);
+  });
+
+  it('answers a job id the service does not know with notFound (exit 4) from wait, as from job', async () => {
+    const id = '00000000-0000-0000-0000-000000000000';
+    const job = await runDq(['job', id], { env: envFor(emu) });
+    const wait = await runDq(['wait', id], { env: envFor(emu) });
+    assert.equal(job.code, 4, job.stderr);
+    assert.equal(wait.code, 4, wait.stderr);
+    assert.match(wait.stderr, /^dq: notFound, HTTP 404, .*: No job 0{8}-0{4}-0{4}-0{4}-0{12} exists on the service\. Check the job id;/);
+    assert.equal(wait.stdout, '');
+  });
+
+  it('refuses an --out that is a file before creating a job, and leaves the file alone', async () => {
+    const file = path.join(tmp, 'existing.txt');
+    await fs.writeFile(file, 'mine\n');
+    const createJobs = (): number => emu.requestLog.entries().filter((e) => e.operation === 'createJob').length;
+    const before = createJobs();
+    for (const out of [file, path.join(file, 'below')]) {
+      const run = await runDq(['query', 'canvas', 'users', '--out', out], { env: envFor(emu) });
+      assert.equal(run.code, 8, run.stderr);
+      assert.match(run.stderr, /^dq: io: .*existing\.txt/);
+      assert.match(run.stderr, /file, not a folder/);
+    }
+    assert.equal(createJobs(), before, 'no job was created');
+    assert.equal(await fs.readFile(file, 'utf8'), 'mine\n');
+    const dl = await runDq(['download', '00000000-0000-0000-0000-000000000000', '--out', file], { env: envFor(emu) });
+    assert.equal(dl.code, 8, dl.stderr);
+  });
+
+  it('describes where each command puts its files by default, and download puts them there', async () => {
+    const queryHelp = await runDq(['query', '--help']);
+    assert.match(queryHelp.stdout, /--out DIR +folder for the files \(default downloads\/<namespace>\/<table>\/<job id>\/\)/);
+    const downloadHelp = await runDq(['download', '--help']);
+    assert.match(downloadHelp.stdout, /--out DIR +folder for the files \(default downloads\/<job id>\/\)/);
+    const created = await runDq(['query', 'canvas', 'accounts', '--no-download'], { env: envFor(emu) });
+    const id = (JSON.parse(created.stdout) as { id: string }).id;
+    const cwd = await fs.mkdtemp(path.join(tmp, 'dl-cwd-'));
+    const dl = await runDq(['download', id], { env: envFor(emu), cwd });
+    assert.equal(dl.code, 0, dl.stderr);
+    assert.equal(path.dirname(dl.stdout.trim().split('\n')[0]), path.join(cwd, 'downloads', id));
+  });
+
+  it('on a terminal, puts the error of a failed query on a line of its own below the progress', async () => {
+    const failing = await startEmulator({ jobDelayMs: 100, limits: false, faults: 'jobFail=1' });
+    try {
+      const run = await runDq(['query', 'canvas', 'courses'], { env: envFor(failing), stderrIsTTY: true });
+      assert.equal(run.code, 5, run.stderr);
+      const lines = run.stderr.split('\n');
+      const error = lines.findIndex((l) => l.startsWith('dq: jobFailed'));
+      assert.ok(error > 0, `the error starts a line after the progress: ${JSON.stringify(run.stderr)}`);
+      assert.match(lines[error - 1], /\x1b\[2Kjob [0-9a-f-]+: failed$/, 'the last progress stays on screen above it');
+    } finally {
+      await failing.close();
+    }
   });
 
   it('cancels a download on Ctrl-C mid-transfer with exit 130, leaving the folder as it was', async () => {

@@ -89,6 +89,21 @@ describe('dq find-column', function () {
     assert.equal(none.code, 4);
   });
 
+  it('still answers, with one warning naming the folder and why, when the cache folder cannot be written', async () => {
+    const blocker = path.join(cacheHome, 'a-file');
+    await fs.writeFile(blocker, 'not a folder\n');
+    const run = await runDq(['find-column', 'user_id', 'canvas', 'new_quizzes', '--json'], { env: { ...env(), XDG_CACHE_HOME: blocker } });
+    assert.equal(run.code, 0, run.stderr);
+    const warnings = run.stderr.trim().split('\n');
+    assert.equal(warnings.length, 1, run.stderr);
+    assert.match(warnings[0], /^dq: warning: Could not save the cache \(folder .*a-file[/\\]dq\): a part of the path is a file, not a folder \(ENOTDIR\)/);
+    assert.doesNotMatch(run.stderr, /could not be listed|could not be read/);
+    const { matches, problems } = JSON.parse(run.stdout) as { matches: Match[]; problems: string[] };
+    assert.deepEqual(problems, []);
+    assert.ok(matches.some((m) => m.namespace === 'canvas') && matches.some((m) => m.namespace === 'new_quizzes'));
+    assert.equal(calls('listTables'), 2, 'each namespace listed once');
+  });
+
   it('refuses a missing text before any request', async () => {
     const run = await runDq(['find-column'], { env: env() });
     assert.equal(run.code, 2);
