@@ -1,6 +1,7 @@
 // dq tables | schema | columns | job | wait | urls: one call each, printed plainly or as JSON.
 
 import type { DataQueryClient } from '../client/dataQueryClient';
+import type { DataQueryClientOptions } from '../client/types';
 import { DqError, isDqError } from '../client/errors';
 import { columnsOf, type Column } from '../core/schema';
 import type { JobRecord, SchemaEnvelope } from '../core/contract';
@@ -11,8 +12,8 @@ import { createClient, progressWanted } from './globalOptions';
 import { requireId, requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
 
-export async function withClient<T>(ctx: CommandContext, work: (client: DataQueryClient) => Promise<T>): Promise<T> {
-  const client = createClient(ctx.args.options, ctx.io, ctx.args.given);
+export async function withClient<T>(ctx: CommandContext, work: (client: DataQueryClient) => Promise<T>, rateLimits?: DataQueryClientOptions['rateLimits']): Promise<T> {
+  const client = createClient(ctx.args.options, ctx.io, ctx.args.given, rateLimits);
   try {
     return await work(client);
   } finally {

@@ -3,6 +3,7 @@
 import type { OptionSpec, OptionValues } from './argParser';
 import { UsageError } from './argParser';
 import { DataQueryClient } from '../client/dataQueryClient';
+import type { DataQueryClientOptions } from '../client/types';
 import { checkProxyUrl } from '../client/dispatcher';
 import { DEFAULT_DATA_PREFIX } from '../core/contract';
 import { parseBaseUrl } from '../core/httpUrl';
@@ -61,7 +62,8 @@ function proxyOption(options: OptionValues, io: CliIo, given?: ReadonlySet<strin
   return checkProxyUrl(raw, fromEnv ? 'DQ_PROXY' : '--proxy');
 }
 
-export function createClient(options: OptionValues, io: CliIo, given?: ReadonlySet<string>): DataQueryClient {
+/** The client every command makes from the global options; `rateLimits` are those a command was given. */
+export function createClient(options: OptionValues, io: CliIo, given?: ReadonlySet<string>, rateLimits?: DataQueryClientOptions['rateLimits']): DataQueryClient {
   const baseUrl = options['base-url'] as string | undefined;
   if (!baseUrl) throw new UsageError('no service given: pass --base-url or set DQ_BASE_URL (try `dq emulator` for a local one)');
   // any @ is user info: past the host, it ends a password holding a `/`, `?` or `#` that was read as port and path
@@ -80,6 +82,7 @@ export function createClient(options: OptionValues, io: CliIo, given?: ReadonlyS
     logger: stderrLogger(io),
     proxy: { url: proxyUrl, env: io.env },
     allowInsecureHttp: options['allow-insecure-http'] === true,
+    ...(rateLimits ? { rateLimits } : {}),
   });
 }
 

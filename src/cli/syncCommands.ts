@@ -1,11 +1,13 @@
 // dq sync and dq sync-status: keep service tables current in a database (a DuckDB file by
 // default, or PostgreSQL), and list what the database's meta table says was synced. Progress
 // goes to stderr, one summary line per table (or JSON) to stdout; the exit code is 0 when every
-// table synced, otherwise the code of the first failure, as dq query would give it.
+// table synced, otherwise the code of the first failure, as dq query would give it. The rate
+// limits arranged with the provider (--rate-limits, DQ_RATE_LIMITS) pace the sync's client.
 
 import * as path from 'node:path';
 import { DqError, type ErrorKind } from '../client/errors';
 import { formatBytes } from '../core/byteSize';
+import { DEFAULT_RATE_LIMITS, OPERATIONS, type Operation } from '../core/contract';
 import { runSync } from '../sync/syncRunner';
 import type { SyncProgress, TableSyncReport } from '../sync/syncReport';
 import type { SyncState } from '../sync/syncTarget';
@@ -34,9 +36,21 @@ const LOCK_WAIT_OPTION: OptionSpec = {
   description: 'how long to wait for a database or table another sync holds (default 30)',
 };
 
+type RateLimits = Partial<Record<Operation, number>>;
+
+const RATE_LIMITS_OPTION: OptionSpec = {
+  name: 'rate-limits',
+  kind: 'string',
+  env: 'DQ_RATE_LIMITS',
+  valueName: 'LIMITS',
+  description:
+    'calls a minute per operation, when higher limits were arranged with the provider: createJob=20,listTables=20 or {"createJob":20,"listTables":20} ' +
+    `(operations and defaults: ${OPERATIONS.map((op) => `${op} ${DEFAULT_RATE_LIMITS[op]}`).join(', ')})`,
+};
+
 export const syncCommand: CommandSpec = {
   name: 'sync',
-  usage: 'dq sync <namespace> <table>... | --all [--to TARGET] [--resnapshot] [--until T] [--concurrency N] [--work-dir DIR] [--lock-wait SEC]',
+  usage: 'dq sync <namespace> <table>... | --all [--to TARGET] [--resnapshot] [--until T] [--concurrency N] [--work-dir DIR] [--lock-wait SEC] [--rate-limits LIMITS]',
   summary: 'keep tables current in a database: a snapshot the first time, then the changes since the last sync',
   options: [
     TO_OPTION,
@@ -46,6 +60,7 @@ export const syncCommand: CommandSpec = {
     { name: 'concurrency', kind: 'number', valueName: 'N', description: 'tables synced at once, 1 to 16 (default 4)' },
     { name: 'work-dir', kind: 'string', valueName: 'DIR', description: 'where a job\'s files wait, compressed, until they are applied (default: the system\'s temporary folder)' },
     LOCK_WAIT_OPTION,
+    RATE_LIMITS_OPTION,
   ],
   async run(ctx) {
     const [ns, ...names] = ctx.args.positionals;
@@ -60,36 +75,41 @@ export const syncCommand: CommandSpec = {
     const concurrency = whole(o.concurrency, '--concurrency', 1, 16);
     const spec = targetSpecOf(ctx);
     const lockWaitMs = lockWait(ctx);
+    const rateLimits = rateLimitsOf(ctx);
     const logger = stderrLogger(ctx.io);
     if (spec.kind === 'postgres' && spec.hasPassword) {
       logger.warn('the password in the target URL is visible to other users of this machine; prefer PGPASSWORD or ~/.pgpass');
     }
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(o, ctx.io));
     const target = createTarget(spec, { logger, lockWaitMs });
-    const reports = await withClient(ctx, async (client) => {
-      await target.open(ctx.io.interrupt);
-      try {
-        return await runSync({
-          client,
-          target,
-          namespace,
-          tables,
-          resnapshot: o.resnapshot === true,
-          until,
-          concurrency,
-          workDir: o['work-dir'] === undefined ? undefined : path.resolve(ctx.io.cwd, String(o['work-dir'])),
-          signal: ctx.io.interrupt,
-          onProgress: (p) => {
-            const text = progressText(p);
-            if (text) progress.message(text);
-          },
-          logger,
-        });
-      } finally {
-        progress.done();
-        await target.close();
-      }
-    });
+    const reports = await withClient(
+      ctx,
+      async (client) => {
+        await target.open(ctx.io.interrupt);
+        try {
+          return await runSync({
+            client,
+            target,
+            namespace,
+            tables,
+            resnapshot: o.resnapshot === true,
+            until,
+            concurrency,
+            workDir: o['work-dir'] === undefined ? undefined : path.resolve(ctx.io.cwd, String(o['work-dir'])),
+            signal: ctx.io.interrupt,
+            onProgress: (p) => {
+              const text = progressText(p);
+              if (text) progress.message(text);
+            },
+            logger,
+          });
+        } finally {
+          progress.done();
+          await target.close();
+        }
+      },
+      rateLimits,
+    );
     if (o.json) printJson(ctx, { target: target.label, tables: reports });
     else ctx.io.stdout.write(formatReports(reports));
     const notSynced = reports.filter((r) => r.outcome === 'failed' || r.outcome === 'cancelled');
@@ -146,6 +166,51 @@ function lockWait(ctx: CommandContext): number | undefined {
     throw new UsageError(`--lock-wait must be a number of seconds from 0 to 86400 (got ${String(seconds)})`);
   }
   return seconds * 1000;
+}
+
+/**
+ * The rate limits of --rate-limits (or DQ_RATE_LIMITS): `createJob=20,listTables=20`, or the
+ * JSON object the editor's dataQuery.rateLimits setting holds. Undefined when not given.
+ */
+export function parseRateLimits(text: string, option = '--rate-limits'): RateLimits | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  const known = `${OPERATIONS.slice(0, -1).join(', ')} or ${OPERATIONS[OPERATIONS.length - 1]}`;
+  const form = 'write it as createJob=20,listTables=20 or {"createJob":20,"listTables":20}';
+  let entries: [string, unknown][];
+  if (trimmed.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch {
+      throw new UsageError(`${option} is not valid JSON; ${form}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`${option} must be an object of calls a minute per operation; ${form}`);
+    entries = Object.entries(parsed);
+  } else {
+    entries = trimmed.split(',').map((part) => {
+      const m = /^\s*([A-Za-z]+)\s*=\s*(\S*)\s*$/.exec(part);
+      if (!m) throw new UsageError(`${option}: cannot read "${part.trim()}"; ${form}`);
+      return [m[1], /^\d+$/.test(m[2]) ? Number(m[2]) : m[2]];
+    });
+  }
+  const limits: RateLimits = {};
+  for (const [name, value] of entries) {
+    if (!(OPERATIONS as readonly string[]).includes(name)) throw new UsageError(`${option}: unknown operation "${name}"; the operations are ${known}`);
+    const op = name as Operation;
+    if (limits[op] !== undefined) throw new UsageError(`${option}: ${op} is given twice`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw new UsageError(`${option}: ${op} must be a whole number of calls a minute, at least 1 (got ${JSON.stringify(value)})`);
+    }
+    limits[op] = value;
+  }
+  return Object.keys(limits).length > 0 ? limits : undefined;
+}
+
+function rateLimitsOf(ctx: CommandContext): RateLimits | undefined {
+  const value = ctx.args.options['rate-limits'];
+  if (value === undefined) return undefined;
+  return parseRateLimits(String(value), ctx.args.given.has('rate-limits') ? '--rate-limits' : 'DQ_RATE_LIMITS');
 }
 
 function whole(value: unknown, option: string, min: number, max: number): number | undefined {

@@ -1,7 +1,7 @@
 // The embedded sync target: a DuckDB database file with one schema per namespace and the meta
 // table `main.dq_sync_state`. DuckDB lets one process open a file read-write and then no other
 // process can open it at all, so the file itself is the lock between processes: a second sync
-// (or a viewer) waits a bounded time for it and then fails naming the process that holds it.
+// (or a viewer) warns that it waits, waits a bounded time, then fails naming the process that holds it.
 // Inside one process, a table is applied by one run at a time, and applies take turns (one
 // transaction at a time, each using every core). Each apply is one transaction: the table's DDL,
 // its rows and its meta row commit together or not at all, whether the process is interrupted,
@@ -105,6 +105,7 @@ export class DuckdbTarget implements SyncTarget {
   async lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>> {
     const key = `${this.file}\u0000${namespace}\u0000${table}`;
     const deadline = this.clock.now() + this.lockWaitMs;
+    let told = false;
     for (let held = heldTables.get(key); held; held = heldTables.get(key)) {
       const left = deadline - this.clock.now();
       if (left <= 0) {
@@ -112,6 +113,8 @@ export class DuckdbTarget implements SyncTarget {
           hint: 'Wait for it to finish, then sync the table again.',
         });
       }
+      if (!told) this.logger.warn(`waiting up to ${waitText(left)} for ${namespace}.${table} in ${this.file}: another sync in this program is applying it.`);
+      told = true;
       await this.waitFor(held, Math.min(left, LOCK_RETRY_MS * 10), signal);
     }
     let release!: () => void;
@@ -267,7 +270,8 @@ export class DuckdbTarget implements SyncTarget {
             hint: 'Another sync may still be running, or a program has the file open (a SQL console on it): wait for it or close it, then run again.',
           });
         }
-        if (!told) this.logger.info(`The sync database ${this.file} is in use by ${who}; waiting up to ${Math.round(left / 1000)} s.`);
+        // a warning, shown without DQ_DEBUG: otherwise nothing would say why nothing happens
+        if (!told) this.logger.warn(`waiting up to ${waitText(left)} for the sync database ${this.file}: it is in use by ${who}.`);
         told = true;
         await this.sleep(Math.min(left, LOCK_RETRY_MS), signal);
       }
@@ -321,6 +325,11 @@ export class DuckdbTarget implements SyncTarget {
       cause: err,
     });
   }
+}
+
+/** A wait as a person reads it: `30 s`, `1.5 s`. */
+function waitText(ms: number): string {
+  return ms >= 10_000 || ms % 1000 === 0 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function cancelled(what: string): DqError {

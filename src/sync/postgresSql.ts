@@ -56,7 +56,7 @@ export const LOCK_KEYS = `hashtext('dq_sync'), hashtext($1)`;
 export const META_DDL_LOCK = `SELECT pg_advisory_xact_lock(hashtext('dq_sync_ddl'), hashtext($1))`;
 
 /** Who holds the advisory lock of a table, with what the server knows of that session. */
-export const LOCK_HOLDER = `SELECT l.pid, a.application_name, a.client_addr::text AS client_addr, a.backend_start
+export const LOCK_HOLDER = `SELECT l.pid, a.application_name, host(a.client_addr) AS client_addr, a.backend_start
   FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
   WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
     AND l.classid = hashtext('dq_sync')::oid AND l.objid = hashtext($1)::oid

@@ -6,13 +6,18 @@
 // one transaction: a failure, an abort or a lost connection leaves the last complete run.
 // Each table is applied on its own session, which holds the table's advisory lock, so two
 // syncs (cron, editor) never apply the same table at once and tables can run side by side.
+// That session holds the lock from before the job is created until the apply ends, so while
+// the job runs and its files download it runs a light statement now and then: a server with
+// idle_session_timeout, a pooler or a firewall would otherwise close it as idle, and the lock
+// with it. (Taking the lock again at apply time would leave a gap in which another sync could
+// apply the table; keeping the one lock leaves none.)
 
 import { DqError } from '../client/errors';
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import { PostgresEndpoint, type PostgresSession } from './postgresConnection';
 import { copyFileToStage } from './postgresCopy';
-import { postgresError } from './postgresErrors';
+import { maskPassword, postgresError } from './postgresErrors';
 import {
   addColumn,
   catalogType,
@@ -48,6 +53,12 @@ export interface PostgresTargetOptions {
   clock?: Clock;
   /** how long `lockTable` waits for another sync to finish the table (default 30 s) */
   lockWaitMs?: number;
+  /**
+   * how often a session holding a table's lock runs a light statement while the job runs and
+   * its files download (default 30 s; a third of the server's idle_session_timeout when that
+   * is shorter), so that nothing closes it as idle
+   */
+  keepAliveMs?: number;
   /** where PGPASSWORD and PGPASSFILE are read (process.env by default) */
   env?: NodeJS.ProcessEnv;
   /** where ~/.pgpass is looked for (the user's home by default) */
@@ -57,6 +68,10 @@ export interface PostgresTargetOptions {
 interface TableLock {
   session: PostgresSession;
   release: () => Promise<void>;
+  /** stops the keep-alive statements, so the apply has the session to itself */
+  quiet: () => Promise<void>;
+  /** what the driver reported when the connection was lost */
+  lostWith?: Error & { code?: string };
 }
 
 interface MetaRow {
@@ -70,6 +85,14 @@ interface MetaRow {
 }
 
 const DEFAULT_LOCK_WAIT_MS = 30_000;
+const DEFAULT_KEEP_ALIVE_MS = 30_000;
+/** statements are never sent more often than this, whatever the server's idle timeout */
+const MIN_KEEP_ALIVE_MS = 100;
+/** the server's idle_session_timeout for this session, in ms (PostgreSQL 14 and later; 0 = off) */
+const IDLE_SESSION_TIMEOUT = `SELECT setting FROM pg_settings WHERE name = 'idle_session_timeout' AND unit = 'ms'`;
+const KEEP_ALIVE = 'SELECT 1';
+/** SQLSTATE of a session the server ended for idling past idle_session_timeout */
+const IDLE_SESSION_TIMED_OUT = '57P05';
 
 function stateOf(row: MetaRow): SyncState {
   return {
@@ -93,6 +116,7 @@ export class PostgresTarget implements SyncTarget {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly lockWaitMs: number;
+  private readonly keepAliveMs: number;
   private main?: PostgresSession;
   /** the meta session runs one statement at a time, whoever asks */
   private mainQueue: Promise<unknown> = Promise.resolve();
@@ -104,6 +128,7 @@ export class PostgresTarget implements SyncTarget {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+    this.keepAliveMs = Math.max(MIN_KEEP_ALIVE_MS, options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
   }
 
   async open(signal?: AbortSignal): Promise<void> {
@@ -122,27 +147,45 @@ export class PostgresTarget implements SyncTarget {
     const name = lockName(namespace, table);
     if (this.locks.has(name)) throw new DqError('usage', `${name} is already being synced by this run.`);
     const session = await this.endpoint.connect(`locking ${name}`);
+    const lock: TableLock = { session, release: async () => undefined, quiet: async () => undefined };
+    // the first error the driver reports is why the connection was lost (the session's own listener only logs it)
+    session.client.on('error', (err: Error & { code?: string }) => (lock.lostWith ??= err));
     const started = this.clock.now();
     let pause = 200;
+    let keepAliveMs: number;
     try {
+      keepAliveMs = await this.keepAliveInterval(session);
+      let told = false;
       for (;;) {
         signal?.throwIfAborted();
         const { rows } = await session.client.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEYS}) AS got`, [name]);
         if (rows[0]?.got) break;
         const waited = this.clock.now() - started;
         if (waited >= this.lockWaitMs) throw await this.lockHeld(session, name, waited);
-        await this.clock.sleep(Math.min(pause, this.lockWaitMs - waited), signal);
+        if (!told) {
+          told = true;
+          this.logger.warn(`waiting up to ${seconds(this.lockWaitMs - waited)} for ${name} in PostgreSQL at ${this.label}: another sync${await this.holderOf(session, name)} is applying it.`);
+        }
+        // the pause between tries stays under the server's idle timeout too
+        await this.clock.sleep(Math.min(pause, keepAliveMs, this.lockWaitMs - waited), signal);
         pause = Math.min(pause * 2, 2_000);
       }
     } catch (err) {
       await session.close();
       throw signal?.aborted ? this.cancelled(`waiting for the lock of ${name}`) : postgresError(err, this.endpoint.errorContext(`locking ${name}`));
     }
+    const stopKeepAlive = new AbortController();
+    const keepingAlive = this.keepAlive(session, name, keepAliveMs, stopKeepAlive.signal);
+    lock.quiet = async () => {
+      stopKeepAlive.abort();
+      await keepingAlive;
+    };
     let released = false;
-    const release = async (): Promise<void> => {
+    lock.release = async (): Promise<void> => {
       if (released) return;
       released = true;
       this.locks.delete(name);
+      await lock.quiet();
       try {
         if (session.usable) await session.client.query(`SELECT pg_advisory_unlock(${LOCK_KEYS})`, [name]);
       } catch (err) {
@@ -152,9 +195,35 @@ export class PostgresTarget implements SyncTarget {
         await session.close();
       }
     };
-    this.locks.set(name, { session, release });
-    this.logger.debug(`postgres: ${this.label}: locked ${name}`);
-    return release;
+    this.locks.set(name, lock);
+    this.logger.debug(`postgres: ${this.label}: locked ${name} (a statement every ${seconds(keepAliveMs)} keeps the lock's session alive)`);
+    return lock.release;
+  }
+
+  /** How often the lock's session runs a statement: the configured interval, or less for the server's idle_session_timeout. */
+  private async keepAliveInterval(session: PostgresSession): Promise<number> {
+    const { rows } = await session.client.query<{ setting: string }>(IDLE_SESSION_TIMEOUT);
+    const idleMs = Number(rows[0]?.setting);
+    const every = Number.isFinite(idleMs) && idleMs > 0 ? Math.min(this.keepAliveMs, idleMs / 3) : this.keepAliveMs;
+    return Math.max(MIN_KEEP_ALIVE_MS, Math.floor(every));
+  }
+
+  /** Runs a light statement on the lock's session every `everyMs` until stopped or the session is lost. */
+  private async keepAlive(session: PostgresSession, name: string, everyMs: number, stop: AbortSignal): Promise<void> {
+    for (;;) {
+      try {
+        await this.clock.sleep(everyMs, stop);
+      } catch {
+        return; // stopped
+      }
+      if (stop.aborted || !session.usable) return;
+      try {
+        await session.client.query(KEEP_ALIVE);
+      } catch (err) {
+        this.logger.debug(`postgres: keeping the session that holds the lock of ${name} alive: ${err instanceof Error ? err.message : String(err)}`);
+        return;
+      }
+    }
   }
 
   async readState(namespace: string, table: string): Promise<SyncState | undefined> {
@@ -189,6 +258,7 @@ export class PostgresTarget implements SyncTarget {
       lock = this.locks.get(name)!;
     }
     const { session } = lock;
+    await lock.quiet();
     const doing = `applying the ${plan.kind === 'snapshot' ? 'snapshot' : 'changes'} of ${name}`;
     const started = this.clock.now();
     let cancelling: Promise<boolean> | undefined;
@@ -196,11 +266,14 @@ export class PostgresTarget implements SyncTarget {
       if (session.pid !== undefined) cancelling ??= this.endpoint.cancel(session.pid);
     };
     let inTransaction = false;
+    /** the lock's session answered its first statement of the apply: it outlived the wait */
+    let reached = false;
     try {
-      if (!session.usable) throw new DqError('network', `The connection that held the lock of ${name} was lost.`, { hint: 'Run the sync again.' });
+      if (!session.usable) throw this.lockLost(name, lock);
       signal?.addEventListener('abort', onAbort, { once: true });
       signal?.throwIfAborted();
       await this.ensureSchema(session, table.namespace);
+      reached = true;
       const q = (sql: string, params?: unknown[]) => {
         signal?.throwIfAborted();
         return session.client.query(sql, params);
@@ -256,7 +329,11 @@ export class PostgresTarget implements SyncTarget {
           await session.close();
         }
       }
-      const failure = signal?.aborted ? this.cancelled(doing, true) : postgresError(err, this.endpoint.errorContext(doing, true));
+      const failure = signal?.aborted
+        ? this.cancelled(doing, true)
+        : !reached && !session.usable
+          ? this.lockLost(name, lock)
+          : postgresError(err, this.endpoint.errorContext(doing, true));
       this.logger.debug(`postgres: ${name}: ${failure.message}`);
       throw failure;
     } finally {
@@ -346,21 +423,39 @@ export class PostgresTarget implements SyncTarget {
     return true;
   }
 
-  private async lockHeld(session: PostgresSession, name: string, waited: number): Promise<DqError> {
-    let holder = '';
+  /** Who holds the lock of a table, as ` (application, server process N from host)`; empty when unknown. */
+  private async holderOf(session: PostgresSession, name: string): Promise<string> {
     try {
       const { rows } = await session.client.query<{ pid: number; application_name: string | null; client_addr: string | null }>(LOCK_HOLDER, [name]);
       const row = rows[0];
-      if (row) {
-        const who = row.application_name ? `${row.application_name}, ` : '';
-        const from = row.client_addr ? ` from ${row.client_addr}` : '';
-        holder = ` (${who}server process ${row.pid}${from})`;
-      }
+      if (!row) return '';
+      const who = row.application_name ? `${row.application_name}, ` : '';
+      const from = row.client_addr ? ` from ${row.client_addr}` : '';
+      return ` (${who}server process ${row.pid}${from})`;
     } catch {
       // who holds it is a courtesy; the message stands without it
+      return '';
     }
+  }
+
+  private async lockHeld(session: PostgresSession, name: string, waited: number): Promise<DqError> {
+    const holder = await this.holderOf(session, name);
     return new DqError('io', `Another sync${holder} is applying ${name} in PostgreSQL at ${this.label}; waited ${seconds(waited)}.`, {
       hint: 'Run the sync again when it has finished.',
+      operation: 'postgres',
+    });
+  }
+
+  /** The lock's session was gone when the apply came to use it: what most likely closed it. */
+  private lockLost(name: string, lock: TableLock): DqError {
+    const lost = lock.lostWith;
+    const said = lost?.message ? ` (the server said: ${maskPassword(lost.message, this.endpoint.errorContext('').password)})` : '';
+    const why =
+      lost?.code === IDLE_SESSION_TIMED_OUT
+        ? `the server closed it as idle (idle_session_timeout)${said}`
+        : `most likely something closed it as idle: the server (idle_session_timeout), a connection pooler or a firewall${said}`;
+    return new DqError('network', `The connection that held the lock of ${name} in PostgreSQL at ${this.label} was lost while the data was fetched: ${why}. The table keeps its last complete run.`, {
+      hint: 'Run the sync again. If it keeps happening, ask whoever runs the database to let idle connections live longer (idle_session_timeout, or the idle timeout of a pooler or firewall in between).',
       operation: 'postgres',
     });
   }

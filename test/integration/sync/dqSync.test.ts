@@ -1,12 +1,15 @@
 // dq sync and dq sync-status against the emulator, as a person (or cron) runs them: what they
 // print, as text and JSON, the exit codes, and that no secret or password is ever printed.
 // dq keeps to the service's default limits (5 create-job calls a minute), so this file makes
-// few jobs.
+// few jobs, but where limits arranged with the provider are given (--rate-limits,
+// DQ_RATE_LIMITS). A database file another process holds is waited for, and said so at once.
 
 import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createInterface } from 'node:readline';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
@@ -91,18 +94,85 @@ describe('dq sync and dq sync-status', function () {
       [['sync', 'catalog', '--all', '--concurrency', '0'], /--concurrency must be a whole number from 1 to 16/],
       [['sync', 'catalog', '--all', '--to', 'ftp://host/x'], /Unknown sync target/],
       [['sync-status', 'extra'], /unexpected argument "extra"/],
+      [['sync', 'catalog', '--all', '--rate-limits', 'createJob=0'], /--rate-limits: createJob must be a whole number of calls a minute, at least 1 \(got 0\)/],
+      [['sync', 'catalog', '--all', '--rate-limits', 'createJob=20,createJobs=20'], /--rate-limits: unknown operation "createJobs"; the operations are listTables, getSchema, createJob, getJob or createUrls/],
+      [['sync', 'catalog', '--all', '--rate-limits', '{"createJob":2.5}'], /--rate-limits: createJob must be a whole number/],
+      [['sync', 'catalog', '--all', '--rate-limits', '{createJob:20}'], /--rate-limits is not valid JSON/],
+      [['sync', 'catalog', '--all', '--rate-limits', 'createJob 20'], /--rate-limits: cannot read "createJob 20"/],
     ] as const) {
       const run = await dq([...argv]);
       assert.equal(run.code, 2, `${argv.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, /^dq: usage: /);
       assert.match(run.stderr, message);
     }
+    const fromEnv = await dq(['sync', 'catalog', '--all'], { DQ_RATE_LIMITS: '{"createjob":20}' });
+    assert.equal(fromEnv.code, 2, fromEnv.stderr);
+    assert.match(fromEnv.stderr, /^dq: usage: DQ_RATE_LIMITS: unknown operation "createjob"/);
     assert.equal(emu.requestLog.entries().length, before, 'no request was made');
 
     const empty = await dq(['sync-status', '--to', 'nothing/here.duckdb', '--json']);
     assert.equal(empty.code, 0, empty.stderr);
     assert.deepEqual(JSON.parse(empty.stdout).tables, []);
     assert.equal(existsSync(path.join(tmp, 'nothing')), false, 'sync-status creates nothing');
+  });
+
+  it('--rate-limits and DQ_RATE_LIMITS pace the sync by the limits arranged with the provider: seven tables, no job queued', async function () {
+    this.timeout(180_000);
+    // a service whose limits were raised for these credentials
+    const raised = await startEmulator({ jobDelayMs: 200, limits: { createJob: 20, listTables: 20 } });
+    try {
+      const raisedEnv = { DQ_BASE_URL: raised.baseUrl, DQ_DATA_PREFIX: raised.dataPrefix, DQ_CLIENT_ID: raised.clientId, DQ_CLIENT_SECRET: raised.clientSecret };
+      const tables = new SampleCatalog().tables('canvas')!;
+      assert.ok(tables.length > 5, 'more tables than the default 5 job creations a minute');
+      for (const [how, argv, extraEnv] of [
+        ['--rate-limits', ['--rate-limits', 'createJob=20, listTables=20'], {}],
+        ['DQ_RATE_LIMITS', [], { DQ_RATE_LIMITS: '{"createJob":20,"listTables":20}' }],
+      ] as const) {
+        raised.requestLog.clear();
+        const to = how === '--rate-limits' ? 'raised-option.duckdb' : 'raised-env.duckdb'; // a snapshot of every table each time
+        const run = await dq(['sync', 'canvas', '--all', '--to', to, '--progress', ...argv], { ...raisedEnv, ...extraEnv });
+        assert.equal(run.code, 0, `${how}: ${run.stderr}`);
+        assert.deepEqual(run.stdout.trim().split('\n').map((l) => l.split(/\s+/).slice(0, 2).join(' ')), tables.map((t) => `canvas.${t} synced`), run.stdout);
+        assert.doesNotMatch(run.stderr, /queued, starts in/, `${how}: a job waited for the default limit:\n${run.stderr}`);
+        const calls = raised.requestLog.entries();
+        assert.equal(calls.filter((c) => c.operation === 'createJob' && c.status < 300).length, tables.length, how);
+        assert.deepEqual(calls.filter((c) => c.status === 429), [], `${how}: the service refused no call`);
+      }
+    } finally {
+      await raised.close();
+    }
+  });
+
+  describe('a database file another process holds', () => {
+    let holder: ChildProcess | undefined;
+    afterEach(() => {
+      if (holder && holder.exitCode === null) holder.kill('SIGKILL');
+    });
+
+    it('says at once, as a warning, that it waits and for which process, then gives up after --lock-wait', async () => {
+      const file = path.join(tmp, 'held.duckdb');
+      const script = `
+        const { DuckDBInstance } = require(${JSON.stringify(require.resolve('@duckdb/node-api'))});
+        DuckDBInstance.create(${JSON.stringify(file)}).then((db) => {
+          console.log('held');
+          process.stdin.once('data', () => { db.closeSync(); process.exit(0); });
+        });`;
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+      holder = child;
+      await new Promise<void>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).once('line', () => resolve());
+        child.once('exit', (code) => reject(new Error(`the holder exited ${code}`)));
+      });
+      const run = await dq(['sync', 'catalog', 'products', '--to', 'held.duckdb', '--lock-wait', '1']);
+      assert.equal(run.code, 8, run.stderr);
+      const lines = run.stderr.trim().split('\n');
+      assert.match(lines[0], new RegExp(`^dq: warning: waiting up to 1(\\.0)? s for the sync database ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it is in use by process ${child.pid} `));
+      assert.equal(lines.filter((l) => l.includes('waiting up to')).length, 1, run.stderr);
+      assert.match(lines[lines.length - 1], new RegExp(`in use by process ${child.pid}.*waited 1 s`));
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin!.write('go\n');
+      await exited;
+    });
   });
 
   it('never prints a database password or the client secret', async () => {

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { gzipSync } from 'node:zlib';
 import type { SchemaEnvelope } from '../../../src/core/contract';
+import { nullLogger } from '../../../src/core/logger';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { ApplyPlan, SyncState, TargetTable } from '../../../src/sync/syncTarget';
@@ -184,15 +185,18 @@ describe('the DuckDB sync target', function () {
     assert.equal(existsSync(path.dirname(file)), false);
   });
 
-  it('lets one sync in this process apply a table at a time', async () => {
+  it('lets one sync in this process apply a table at a time, warning once when one waits', async () => {
     const file = path.join(dir, 'table-lock.duckdb');
+    const warnings: string[] = [];
+    const logger = { ...nullLogger, warn: (m: string) => void warnings.push(m) };
     const one = new DuckdbTarget({ path: file });
-    const two = new DuckdbTarget({ path: file, lockWaitMs: 300 });
+    const two = new DuckdbTarget({ path: file, lockWaitMs: 300, logger });
     await one.open();
     await two.open();
     try {
       const release = await one.lockTable('school', 'people');
       await assert.rejects(two.lockTable('school', 'people'), /Another sync in this program is still applying school\.people/);
+      assert.deepEqual(warnings, [`waiting up to 0.3 s for school.people in ${file}: another sync in this program is applying it.`]);
       const other = await two.lockTable('school', 'others');
       await other();
       const waiting = two.lockTable('school', 'people');

@@ -5,19 +5,23 @@
 // with SIGKILL in the middle of applying (its rows written, its meta row not yet) leaves every
 // table and meta row at the last complete run, and the next `dq sync` ends equal. The
 // database password, from PGPASSWORD or the URL, never shows in what dq prints. Copy CREATE
-// TABLE's text makes the very table a sync makes.
+// TABLE's text makes the very table a sync makes. A server that closes idle sessions
+// (idle_session_timeout) does not fail a sync whose download outlasts it, and a sync that finds
+// its table held says so at once, naming the holder.
 
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { Client } from 'pg';
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
-import { createTableScript } from '../../../src/sync/postgresSql';
+import { createTableScript, LOCK_KEYS } from '../../../src/sync/postgresSql';
 import { PostgresTarget } from '../../../src/sync/postgresTarget';
 import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
+import { runDq } from '../../support/cliHarness';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
 import { assertSameRows, dqEnvOf, keyCountOf, LogLines, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows } from './syncFixture';
 
@@ -293,5 +297,52 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
     const reports = await sync({ client: fixture.client, namespace: 'canvas', tables: 'all', until: fixture.point(0) });
     assert.ok(reports.every((r) => r.outcome === 'synced'), JSON.stringify(reports));
     assert.deepEqual(await tableShapes(pg, 'canvas'), copied);
+  });
+
+  it('a server that closes idle sessions (idle_session_timeout) does not stop a sync whose job and download outlast it', async () => {
+    await pg.admin(`ALTER ROLE dq_sync SET idle_session_timeout = '1500ms'`);
+    // web_logs is one object of about 200 KB: some 5 s to download at this pace
+    const paced = await fixture.sibling({ objectBytesPerSecond: 40_000 });
+    // an idle session of the same role beside the sync, to show that the sync outlasted the timeout
+    const beside = new Client({ connectionString: pg.url });
+    let besideClosed: string | undefined;
+    beside.on('error', (err: Error & { code?: string }) => (besideClosed ??= err.code ?? err.message));
+    try {
+      await beside.connect();
+      const until = fixture.point(0);
+      const [report] = await sync({ client: paced.client, namespace: 'canvas_logs', tables: ['web_logs'], until, resnapshot: true });
+      assert.deepEqual([report.outcome, report.kind, report.point], ['synced', 'snapshot', until], JSON.stringify(report));
+      assert.equal(besideClosed, '57P05', 'the server closed the idle session beside the sync (idle_session_timeout)');
+      await assertEqualTables(pg, 'canvas_logs', 'web_logs', await fixture.reference('canvas_logs', 'web_logs', until));
+      const [meta] = await pg.admin<RawMetaRow>(`${RAW_META.replace('ORDER BY', `WHERE "table" = 'web_logs' ORDER BY`)}`);
+      assert.equal(meta.point, until);
+    } finally {
+      await beside.end().catch(() => undefined);
+      await paced.close();
+      await pg.admin(`ALTER ROLE dq_sync RESET idle_session_timeout`);
+    }
+  });
+
+  it('dq sync says at once that it waits for a table another session holds, naming that session, then gives up after --lock-wait', async () => {
+    const holder = await pg.adminClient();
+    try {
+      const [{ pid }] = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+      await holder.query(`SELECT pg_advisory_lock(${LOCK_KEYS})`, ['canvas.accounts']);
+      // in-process, the target reads PGPASSWORD from this process's environment: the password goes in the URL
+      const env = { ...dqEnvOf(fixture.emulator), HOME: fixture.dir, TMPDIR: fixture.dir };
+      const run = await runDq(['sync', 'canvas', 'accounts', '--to', pg.url, '--lock-wait', '1'], { env });
+      assert.ok(!run.stderr.includes(pg.password) && !run.stdout.includes(pg.password), 'the password is never printed');
+      assert.equal(run.code, 8, run.stderr);
+      const lines = run.stderr.split('\n');
+      const waiting = lines.findIndex((l) => l.startsWith('dq: warning: waiting'));
+      assert.ok(waiting >= 0, `no line says the sync waits:\n${run.stderr}`);
+      assert.equal(
+        lines[waiting],
+        `dq: warning: waiting up to 1.0 s for canvas.accounts in PostgreSQL at ${pg.urlWithoutPassword}: another sync (server process ${pid}) is applying it.`,
+      );
+      assert.match(run.stdout, new RegExp(`^canvas\\.accounts\\s+failed\\s+io: Another sync \\(server process ${pid}\\) is applying canvas\\.accounts`, 'm'));
+    } finally {
+      await holder.end();
+    }
   });
 });

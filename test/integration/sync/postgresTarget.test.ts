@@ -419,7 +419,8 @@ describe('sync: PostgreSQL target (real server)', function () {
   it('waits for a lock another sync holds, trying again, and takes it once that sync lets go', async () => {
     const clock = new FakeClock();
     const first = target();
-    const second = target({ clock, lockWaitMs: 30_000 });
+    const warnings: string[] = [];
+    const second = target({ clock, lockWaitMs: 30_000, logger: { ...log, warn: (m: string) => void warnings.push(m) } });
     const release = await first.lockTable('canvas', 'users');
     let taken = false;
     const waiting = second.lockTable('canvas', 'users').then((r) => {
@@ -435,22 +436,55 @@ describe('sync: PostgreSQL target (real server)', function () {
     // released while the second sync sleeps between tries, so its next try is the one that wins
     await sleeping();
     assert.equal(taken, false);
+    const tries = [...clock.sleeps];
     await release();
     await wake();
     const releaseSecond = await waiting;
     assert.equal(taken, true);
-    assert.ok(clock.sleeps.length >= 4 && clock.sleeps.every((ms) => ms > 0 && ms <= 2_000), String(clock.sleeps));
+    assert.ok(tries.length >= 4 && tries.every((ms) => ms > 0 && ms <= 2_000), String(tries));
+    // said once, as a warning, when it began to wait, naming the holder
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0],
+      new RegExp(`^waiting up to 30\\.0 s for canvas\\.users in PostgreSQL at ${second.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: another sync \\(dq sync \\(pid ${process.pid} on [^)]+\\), server process \\d+( from [^)]+)?\\) is applying it\\.$`),
+    );
 
-    // a third sync, stopped while it waits
+    // a third sync, stopped while it waits (the second's keep-alive sleeps meanwhile)
     const third = target({ clock, lockWaitMs: 30_000 });
     const abort = new AbortController();
     const stopped = third.lockTable('canvas', 'users', abort.signal);
     stopped.catch(() => undefined);
-    await sleeping();
+    await until('the third sync sleeping between tries', () => clock.pending > 1);
     abort.abort();
     const err = await rejection(stopped);
     assert.equal(err.kind, 'cancelled', err.describe());
     await releaseSecond();
+  });
+
+  it('when the session holding a table\'s lock is closed as idle anyway, says so and what closed it; the table keeps its last run', async () => {
+    const { keptLastRun } = await seeded();
+    await pg.admin(`ALTER ROLE dq_sync SET idle_session_timeout = '1500ms'`);
+    try {
+      // a clock that never moves: the keep-alive statements never run, as if they could not keep up
+      const t = target({ clock: new FakeClock() });
+      await t.open();
+      const release = await t.lockTable('canvas', 'users');
+      const [{ pid }] = await pg.admin<{ pid: number }>(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = hashtext('canvas.users')::oid AND classid = hashtext('dq_sync')::oid`,
+      );
+      await until('the server closing the idle session that holds the lock', async () => (await pg.admin(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid])).length === 0);
+      const file = await gzFile([{ ts: '2026-11-20T09:00:00Z', action: 'D', key: { id: 1 } }]);
+      const err = await rejection(t.apply(plan('changes', [file], '2026-11-20T12:00:00Z')));
+      assert.equal(err.kind, 'network', err.describe());
+      assert.match(err.message, /^The connection that held the lock of canvas\.users in PostgreSQL at \S+ was lost while the data was fetched: the server closed it as idle \(idle_session_timeout\)/);
+      assert.match(err.message, /idle-session timeout/, 'the server\'s own words');
+      assert.match(err.message, /keeps its last complete run/);
+      assert.match(err.hint ?? '', /^Run the sync again\. If it keeps happening, .*idle_session_timeout, or the idle timeout of a pooler or firewall/);
+      await release();
+    } finally {
+      await pg.admin(`ALTER ROLE dq_sync RESET idle_session_timeout`);
+    }
+    await keptLastRun();
   });
 
   it('never shows the password: a wrong one fails as auth, with no password in the label, the error or the log', async () => {
