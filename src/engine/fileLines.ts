@@ -5,9 +5,10 @@
 // are no records, as the JSON reader skips them.
 
 import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { EngineError } from './engineErrors';
+import { EngineError, isZlibError } from './engineErrors';
 
 /** The longest line a window reads; a longer one fails the read (the caller then parses the records). */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -55,7 +56,9 @@ const NOTHING_AROUND: Around = { before: 0, after: 0, bytes: 0 };
  * Records `from` to `from + count` of the file (fewer at its end), each without its line end,
  * and up to `around` records on either side of them, as far as the file has them. Fails on a
  * line over MAX_LINE_BYTES in the window (one around it only ends the span on its side), or
- * when the file cannot be read or decompressed (a truncated gzip).
+ * when the file cannot be read, or decompressed before the window is complete: a damaged
+ * gzip file is a `corrupt` EngineError naming the file (damage past the window only ends
+ * the span there).
  */
 export async function recordSpan(path: string, o: LineWindow, around = NOTHING_AROUND): Promise<LineSpan> {
   const { first, lines, atEnd } = await scan(path, o, around);
@@ -64,7 +67,9 @@ export async function recordSpan(path: string, o: LineWindow, around = NOTHING_A
 
 /**
  * How many records the file holds: its lines but those of only white space, as the JSON reader
- * counts them when every record is valid. Fails when the file cannot be read or decompressed.
+ * counts them when every record is valid. Fails when the file cannot be read, and with a
+ * `corrupt` EngineError naming the file when it cannot be decompressed to its end: a gzip file
+ * cut short, even at a point where its lines are whole, which the JSON reader takes for the end.
  */
 export async function countRecords(path: string, o: { gzip: boolean; cancelled?: () => boolean }): Promise<number> {
   return (await scan(path, { ...o, from: Number.POSITIVE_INFINITY, count: 1 }, NOTHING_AROUND)).records;
@@ -141,11 +146,21 @@ async function scan(path: string, o: LineWindow, around: Around): Promise<LineSp
     }
     // the last line may have no line end; a span that leaves it out does not reach the file's end
     return span(!keep());
+  } catch (err) {
+    if (!isZlibError(err)) throw err;
+    if (records >= end) return span(false);
+    throw damaged(path, err);
   } finally {
     file.destroy();
     if (text !== file) text.destroy();
     if (passed >= COLLECT_AFTER_BYTES && collectGarbage) setImmediate(collectGarbage);
   }
+}
+
+/** A gzip file that cannot be decompressed: cut short (a download that stopped early) or garbled. */
+function damaged(path: string, err: Error & { code: string }): EngineError {
+  const how = err.code === 'Z_BUF_ERROR' ? 'it ends early' : 'its compressed data is garbled';
+  return new EngineError('corrupt', `${basename(path)} is damaged (${how}): download the job again.`);
 }
 
 function onlyWhiteSpace(bytes: Buffer, start: number, end: number): boolean {

@@ -24,12 +24,15 @@
 // (rowPositions.ts).
 // A statement may run on a database file (a synced database): attached read-only for the
 // requests that use it and detached as soon as none does, so the file is never held idle.
+// A gzip JSONL file is read to its end by the line counter before it is counted as whole
+// (when opened, counted or copied): one cut short where its lines happen to be whole reads to
+// DuckDB as a shorter file, and would be previewed short without a word.
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { EngineError, toEngineError } from './engineErrors';
+import { EngineError, isEngineError, toEngineError, type StatementOrigin } from './engineErrors';
 import type { AttachedDatabase, ExportSource, ExportTarget, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
 import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type ReadResult, type Reads } from './resultQueries';
 import type { KeptCopies } from './keptCopies';
@@ -69,7 +72,11 @@ interface OpenResult extends ReadResult {
   /** the handles this result is open under */
   holders: number;
   /** why the copy stopped short, when it did */
-  copyFailure?: string;
+  copyFailure?: EngineError;
+  /** gzip JSONL files the line counter read to their end: they are not cut short */
+  wholeFiles: Set<number>;
+  /** the copy found a file damaged: it stops there */
+  damage?: EngineError;
   closed: boolean;
   conversion?: Promise<void>;
   converting?: DuckDBConnection;
@@ -175,6 +182,7 @@ export class ResultEngine {
       copyingFile: false,
       gaveWay: false,
       unpacked: plan.unpacked,
+      wholeFiles: new Set(),
     };
     try {
       const keptAt = key === undefined ? undefined : await this.kept.find(key);
@@ -184,6 +192,8 @@ export class ResultEngine {
         const first = result.perFile && result.perFile.length > 1 ? `(${result.perFile[0]})` : result.view;
         result.firstRows = jsonRows(await conn.runAndReadAll(`SELECT ${columnList(result.columns)} FROM ${first} LIMIT ${FIRST_ROWS}`));
       });
+      // these rows may be all the first file has: it is shown whole only once it is known to be
+      if (result.firstRows.length < FIRST_ROWS) await this.checkWhole(result, 0, () => work.cancelled);
     } catch (err) {
       await this.drop(result);
       throw err;
@@ -214,7 +224,8 @@ export class ResultEngine {
         clearInterval(poll);
       }
       if (work.cancelled) throw new EngineError('cancelled', 'The copy was cancelled.');
-      if (!result.store.complete) throw new EngineError('io', `The result could not be copied: ${result.copyFailure ?? 'it was closed'}.`);
+      if (result.copyFailure?.kind === 'corrupt') throw result.copyFailure;
+      if (!result.store.complete) throw new EngineError('io', `The result could not be copied: ${result.copyFailure?.message.replace(/\.$/, '') ?? 'it was closed'}.`);
       rows = result.store.convertedRows;
     } finally {
       await this.closeHandle(id);
@@ -234,14 +245,14 @@ export class ResultEngine {
     return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
       const query = viewQuery(result, view);
-      return this.reading(result, query, async () => {
+      return withUsersWhere(conn, view, result.columns, () => this.reading(result, query, async () => {
         if (!query.complete || offset + limit <= TOP_N_ROWS) {
           return page(jsonRows(await conn.runAndReadAll(`${query.sql} LIMIT ${limit} OFFSET ${offset}`, query.params)));
         }
         const columns = result.columns.map((c) => quoteIdent(c.name));
         const order = positionsOrder(result, view);
         return page(await result.store.readPositioned(conn, columns, order, offset, limit, async (sql) => jsonRows(await conn.runAndReadAll(sql))));
-      });
+      }));
     });
   }
 
@@ -256,7 +267,8 @@ export class ResultEngine {
         return store.fileRows.reduce((sum: number, rows) => sum + (rows ?? 0), 0);
       }
       const rows = viewRows(result, view, false);
-      return this.reading(result, rows, async () => Number((await conn.runAndReadAll(`SELECT count(*) FROM ${rows.sql}`, rows.params)).getRowsJson()[0][0]));
+      const counted = async (): Promise<number> => Number((await conn.runAndReadAll(`SELECT count(*) FROM ${rows.sql}`, rows.params)).getRowsJson()[0][0]);
+      return withUsersWhere(conn, view, result.columns, () => this.reading(result, rows, counted));
     });
   }
 
@@ -273,7 +285,7 @@ export class ResultEngine {
         offset,
         statementKind: this.statementKinds[last.statementType] ?? 'UNKNOWN',
       };
-    }));
+    }), 'sql');
   }
 
   /** `namespace.table` becomes view `table` in schema `namespace`, reading the files directly. */
@@ -319,8 +331,8 @@ export class ResultEngine {
           clearInterval(timer);
         }
       };
-      return result ? this.reading(result, query, copy) : copy();
-    }));
+      return result ? withUsersWhere(conn, view, result.columns, () => this.reading(result, query, copy)) : copy();
+    }), result ? 'files' : 'sql');
   }
 
   /** Settings changed while the engine runs: DuckDB's memory limit, the kept copies' budget. */
@@ -496,6 +508,8 @@ export class ResultEngine {
           return rowsOf(span.lines.slice(from - span.first, from - span.first + count));
         });
       } catch (err) {
+        // a damaged gzip file (the lines read), not a malformed record (the JSON reader names its file)
+        if (isEngineError(err) && err.kind === 'corrupt') throw err;
         const e = toEngineError(err);
         if (e.kind === 'cancelled') throw e;
         this.log(`result ${result.id}: rows ${from} to ${from + count} of file ${file + 1} are read by the JSON reader: ${e.message}`);
@@ -522,10 +536,13 @@ export class ResultEngine {
       const counter = async (): Promise<void> => {
         for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
           try {
-            result.store.fileRows[file] = await countRecords(lines.paths[file], { gzip: lines.gzip, cancelled: () => work.cancelled });
+            result.store.fileRows[file] = await this.countLines(result, file, () => work.cancelled);
           } catch (err) {
             const e = toEngineError(err);
-            if (e.kind === 'cancelled') throw e;
+            if (e.kind === 'cancelled' || e.kind === 'corrupt') {
+              queue.length = 0;
+              throw e;
+            }
             this.log(`result ${result.id}: the rows of file ${file + 1} are counted by the JSON reader: ${e.message}`);
           }
         }
@@ -537,6 +554,20 @@ export class ResultEngine {
     const counts = unknown.map(({ sql, file }) => `SELECT ${file} AS file, count(*) AS n FROM (${sql})`).join('\nUNION ALL\n');
     const counted = await this.readingFiles(() => conn.runAndReadAll(counts));
     for (const [file, rows] of counted.getRowsJson()) result.store.fileRows[Number(file)] = Number(rows);
+  }
+
+  /** A JSONL file's records, counted by its lines (fileLines.ts); a gzip file cut short fails as `corrupt`. */
+  private async countLines(result: OpenResult, file: number, cancelled: () => boolean): Promise<number> {
+    const lines = result.lineWindows!;
+    const records = await countRecords(lines.paths[file], { gzip: lines.gzip, cancelled });
+    result.wholeFiles.add(file);
+    return records;
+  }
+
+  /** Fails as `corrupt` when a gzip JSONL file of the result is cut short (read to its end once). */
+  private async checkWhole(result: OpenResult, file: number, cancelled: () => boolean): Promise<void> {
+    if (!result.lineWindows?.gzip || result.wholeFiles.has(file)) return;
+    await this.countLines(result, file, cancelled);
   }
 
   private async plan(
@@ -568,19 +599,27 @@ export class ResultEngine {
         copying: async (copy) => {
           result.copyingFile = true;
           result.gaveWay = false;
+          // meanwhile the file is read to its end on another core: DuckDB would copy a file cut short as a shorter one
+          const damage = this.checkWhole(result, result.store.convertedFiles, () => result.closed).then(
+            () => undefined,
+            (err: unknown) => toEngineError(err),
+          );
           try {
-            return await copy();
+            const rows = await copy();
+            result.damage = await damage;
+            if (result.damage) throw result.damage;
+            return rows;
           } finally {
             result.copyingFile = false;
           }
         },
         gaveWay: () => result.gaveWay,
-        stopped: () => result.closed,
+        stopped: () => result.closed || result.damage !== undefined,
       });
       if (result.store.complete) this.log(`result ${result.id}: ${result.store.convertedRows} rows copied in ${Math.round(performance.now() - started)} ms`);
     } catch (err) {
-      result.copyFailure = toEngineError(err).message;
-      if (!result.closed) this.log(`result ${result.id} stays read from its files beyond row ${result.store.convertedRows}: ${result.copyFailure}`);
+      result.copyFailure = toEngineError(err);
+      if (!result.closed) this.log(`result ${result.id} stays read from its files beyond row ${result.store.convertedRows}: ${result.copyFailure.message}`);
     } finally {
       result.converting = undefined;
       conn?.closeSync();
@@ -599,7 +638,8 @@ export class ResultEngine {
     await Promise.all(result.unpacked.map((f) => rm(f, { force: true })));
   }
 
-  private async run<T>(work: Work, task: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  /** Runs `task` on a connection of its own; a failure is judged by where its statement came from (`sql`: the user's). */
+  private async run<T>(work: Work, task: (conn: DuckDBConnection) => Promise<T>, origin: StatementOrigin = 'files'): Promise<T> {
     if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
     const conn = await this.db.connect();
     work.running = conn;
@@ -607,7 +647,7 @@ export class ResultEngine {
       if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
       return await task(conn);
     } catch (err) {
-      throw toEngineError(err);
+      throw toEngineError(err, origin);
     } finally {
       work.running = undefined;
       conn.closeSync();
@@ -634,6 +674,31 @@ async function checkFilterValues(conn: DuckDBConnection, view: View, columns: Re
     if (reader.getRowsJson()[0][0] === true) {
       throw new EngineError('syntax', `The filter on ${column.name} needs a value of type ${column.type}, not "${filter.value ?? ''}". Change the filter.`);
     }
+  }
+}
+
+/**
+ * Runs the query of a view. When it fails and the view has the user's WHERE, the failure is
+ * judged as the WHERE's or the files' (engineErrors.ts); one of the WHERE's is told again as
+ * the WHERE alone fails it, on one row of NULLs of the result's types, so DuckDB points into
+ * the WHERE as typed rather than into the engine's query around it.
+ */
+async function withUsersWhere<T>(conn: DuckDBConnection, view: View, columns: ResultColumn[], task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (err) {
+    const where = view.where?.trim();
+    if (!where || err instanceof EngineError) throw err;
+    const failure = toEngineError(err, { where });
+    if (failure.kind !== 'syntax') throw failure;
+    const nulls = columns.map((c) => `CAST(NULL AS ${c.sqlType}) AS ${quoteIdent(c.name)}`).join(', ');
+    // prepared: one statement, whatever the WHERE holds
+    const check = async (): Promise<unknown> => (await conn.prepare(`SELECT count(*) FROM (SELECT ${nulls}) WHERE (\n${where}\n)`)).run();
+    const alone = await check().then(
+      () => undefined,
+      (e: unknown) => toEngineError(e, { where }),
+    );
+    throw alone?.kind === 'syntax' ? alone : failure;
   }
 }
 

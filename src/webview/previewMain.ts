@@ -2,7 +2,10 @@
 // The preview grid, running in the webview: a header with names, types and descriptions, a
 // filter row, a WHERE box, and a virtual body that shows only the rows on screen, fetched in
 // windows from the extension. The scrollbar spans every row (scaled beyond a browser's
-// limit); the wheel and the keys move by exact rows at any size.
+// limit); the wheel and the keys move by exact rows at any size. A column header sorts by
+// click or by keyboard (Tab or Up from the first row reaches the headers, Left and Right move
+// between them, Enter sorts, Shift adds to the sort, Down goes back to the rows). Rows whose
+// read failed are asked for again when the user next moves, or once the engine answers again.
 
 import { BUSY_AFTER_MS, busyText, sameView } from './busyText';
 import { cellText, rowTsv, shownText } from './cellText';
@@ -67,6 +70,8 @@ class PreviewGrid {
   private readonly scroller = el('div', 'scroller');
   private readonly header = el('div', 'header');
   private readonly headRow = el('div', 'row head');
+  /** the header the keyboard reaches the headers at (the one in the tab order) */
+  private headFocus = 0;
   private readonly filterRow = el('div', 'row filters');
   private readonly body = el('div', 'body');
   private readonly spacer = el('div', 'spacer');
@@ -113,6 +118,7 @@ class PreviewGrid {
 
     this.error.setAttribute('role', 'alert');
     this.error.hidden = true;
+    this.headRow.setAttribute('role', 'row');
     this.header.append(this.headRow, this.filterRow);
     this.scroller.tabIndex = 0;
     this.scroller.setAttribute('role', 'grid');
@@ -141,18 +147,32 @@ class PreviewGrid {
         this.windows.received(message.offset, message.rows);
         this.layout();
         break;
+      case 'rowsFailed':
+        if (message.version !== this.version) return;
+        this.windows.failed(message.offset);
+        this.render();
+        break;
       case 'count':
         if (message.version !== this.version) return;
         this.total = message.total;
         this.layout();
         break;
       case 'error':
-        this.error.textContent = message.message ?? '';
-        this.error.hidden = message.message === undefined;
+        this.showError(message.message);
         this.failed = message.message !== undefined;
+        // the engine answered again: rows that failed before may come now
+        if (!this.failed) this.windows.retry();
         this.render();
         break;
     }
+  }
+
+  /** The message's first line as text; DuckDB's pointers into the SQL after it, in the editor's font so a caret lines up. */
+  private showError(message: string | undefined): void {
+    const [first, ...details] = (message ?? '').split('\n');
+    this.error.replaceChildren(first);
+    if (details.length > 0) this.error.append(el('div', 'detail', details.join('\n')));
+    this.error.hidden = message === undefined;
   }
 
   private savedState(version: number): SavedState | undefined {
@@ -163,14 +183,21 @@ class PreviewGrid {
   private buildColumns(): void {
     const widths = this.columns.map((c) => `${columnWidth(c)}px`).join(' ');
     this.scroller.style.setProperty('--columns', `var(--gutter-width) ${widths}`);
+    this.headFocus = Math.min(this.headFocus, Math.max(0, this.columns.length - 1));
     this.headRow.replaceChildren(el('div', 'cell gutter', '#'));
     this.filterRow.replaceChildren(el('div', 'cell gutter'));
     this.columns.forEach((column, index) => {
       const head = el('div', 'cell');
       head.append(el('span', 'name', column.name), el('span', 'type', column.key ? `${column.type} · key` : column.type));
-      head.title = [`${column.name}: ${column.type}${column.key ? ' (key)' : ''}`, column.description ?? ''].join('\n').trim();
+      const sorts = this.canShape ? 'Click or Enter sorts; with Shift, adds to the sort.' : '';
+      head.title = [`${column.name}: ${column.type}${column.key ? ' (key)' : ''}`, column.description ?? '', sorts].filter(Boolean).join('\n');
       head.setAttribute('role', 'columnheader');
-      if (this.canShape) head.addEventListener('click', (e) => this.toggleSort(index, e.shiftKey));
+      if (this.canShape) {
+        head.tabIndex = index === this.headFocus ? 0 : -1;
+        head.addEventListener('click', (e) => this.toggleSort(index, e.shiftKey));
+        head.addEventListener('keydown', (e) => this.onHeadKey(e, index));
+        head.addEventListener('focus', () => this.tabToHead(index));
+      }
       this.headRow.append(head);
       const filter = el('input', 'filter');
       filter.setAttribute('aria-label', `Filter ${column.name}`);
@@ -184,6 +211,39 @@ class PreviewGrid {
     });
     this.filterRow.hidden = !this.canShape;
     this.where.disabled = !this.canShape;
+  }
+
+  /** A header's keys: Enter (or Space) sorts as a click does, the arrows, Home and End move. */
+  private onHeadKey(e: KeyboardEvent, index: number): void {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      this.toggleSort(index, e.shiftKey);
+      return;
+    }
+    const last = this.columns.length - 1;
+    const moves: Record<string, number | undefined> = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: last };
+    const to = moves[e.key];
+    if (to !== undefined) {
+      e.preventDefault();
+      this.focusHead(Math.min(Math.max(0, to), last));
+    } else if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      this.cursor = { ...this.cursor, column: index };
+      this.rowSelected = false;
+      this.scroller.focus({ preventScroll: true });
+      this.setFirstRow(followCursor(this.firstRow, this.cursor.row, this.viewportRows));
+    }
+  }
+
+  private focusHead(index: number): void {
+    this.headRow.querySelectorAll<HTMLElement>('.cell:not(.gutter)')[index]?.focus();
+  }
+
+  /** The header last focused is the one Tab reaches the headers at. */
+  private tabToHead(index: number): void {
+    this.headRow.querySelectorAll<HTMLElement>('.cell:not(.gutter)').forEach((head, i) => (head.tabIndex = i === index ? 0 : -1));
+    this.headFocus = index;
   }
 
   private toggleSort(index: number, add: boolean): void {
@@ -250,7 +310,8 @@ class PreviewGrid {
     });
     this.headRow.querySelectorAll<HTMLElement>('.cell:not(.gutter)').forEach((head, i) => {
       const sort = view.sort.find((s) => s.column === this.columns[i].name);
-      head.setAttribute('aria-sort', !sort ? 'none' : sort.descending ? 'descending' : 'ascending');
+      if (this.canShape) head.setAttribute('aria-sort', !sort ? 'none' : sort.descending ? 'descending' : 'ascending');
+      else head.removeAttribute('aria-sort');
     });
     this.layout();
     this.setFirstRow(this.firstRow);
@@ -285,6 +346,7 @@ class PreviewGrid {
   }
 
   private setFirstRow(row: number): void {
+    this.windows.retry();
     const g = this.geometry();
     this.firstRow = Math.min(Math.max(0, row), lastFirstRow(g));
     this.expectedScrollTop = scrollForRow(this.firstRow, g);
@@ -296,6 +358,7 @@ class PreviewGrid {
     if (Math.abs(this.scroller.scrollTop - this.expectedScrollTop) < 1) return;
     this.expectedScrollTop = this.scroller.scrollTop;
     this.firstRow = rowAtScroll(this.scroller.scrollTop, this.geometry());
+    this.windows.retry();
     this.render();
   }
 
@@ -311,8 +374,13 @@ class PreviewGrid {
   }
 
   private onKey(e: KeyboardEvent): void {
-    if (e.target instanceof HTMLInputElement) return;
+    if (e.target instanceof HTMLInputElement || this.header.contains(e.target as Node)) return;
     const ctrl = e.ctrlKey || e.metaKey;
+    if (e.key === 'ArrowUp' && !ctrl && this.cursor.row === 0 && this.canShape && this.columns.length > 0) {
+      e.preventDefault();
+      this.focusHead(this.cursor.column);
+      return;
+    }
     if (ctrl && e.key.toLowerCase() === 'c') {
       e.preventDefault();
       this.copy();
@@ -334,6 +402,7 @@ class PreviewGrid {
     const columnIndex = Array.prototype.indexOf.call(row.children, cell) - 1;
     this.rowSelected = columnIndex < 0;
     this.cursor = { row: rowIndex, column: Math.max(0, columnIndex) };
+    this.windows.retry();
     this.render();
   }
 

@@ -29,6 +29,8 @@ export type ToWebview =
   /** a new view is in force: rows of older versions are stale */
   | { type: 'view'; view: ViewState; version: number }
   | { type: 'rows'; version: number; offset: number; rows: unknown[][] }
+  /** the rows from `offset` could not be read (the error says why): asked for again when the user moves or the error clears */
+  | { type: 'rowsFailed'; version: number; offset: number }
   | { type: 'count'; version: number; total: number }
   /** one clear message for the user; `undefined` clears it */
   | { type: 'error'; message: string | undefined };

@@ -1,11 +1,15 @@
 // The rows the grid holds: a few windows of `size` rows around what is on screen, fetched
 // from the extension on demand and dropped, least recently used first, beyond `keep`. So
-// the webview never holds more than `size * keep` rows, however big the result.
+// the webview never holds more than `size * keep` rows, however big the result. A window
+// whose fetch failed is asked for again after `retry()` (the user moved, or the engine
+// answered again), never at once: a failure that stands is not asked in a loop.
 
 export class RowWindows {
   /** window start -> rows, least recently used first */
   private readonly windows = new Map<number, unknown[][]>();
   private readonly pending = new Set<number>();
+  /** windows whose fetch failed, not asked for again until `retry()` */
+  private readonly failures = new Set<number>();
   private end: number | undefined;
 
   constructor(
@@ -31,7 +35,7 @@ export class RowWindows {
       if (rows) {
         this.windows.delete(start);
         this.windows.set(start, rows);
-      } else if (!this.pending.has(start)) {
+      } else if (!this.pending.has(start) && !this.failures.has(start)) {
         starts.push(start);
       }
     }
@@ -44,6 +48,7 @@ export class RowWindows {
 
   received(start: number, rows: unknown[][]): void {
     this.pending.delete(start);
+    this.failures.delete(start);
     if (rows.length < this.size) this.end = start + rows.length;
     this.windows.delete(start);
     this.windows.set(start, rows);
@@ -53,9 +58,15 @@ export class RowWindows {
     }
   }
 
-  /** A fetch that failed: the window may be asked for again. */
+  /** A fetch that failed: the window is asked for again after the next `retry()`. */
   failed(start: number): void {
     this.pending.delete(start);
+    this.failures.add(start);
+  }
+
+  /** The windows whose fetch failed may be asked for again, when next on screen. */
+  retry(): void {
+    this.failures.clear();
   }
 
   /** Rows held now. */
@@ -76,6 +87,7 @@ export class RowWindows {
   clear(): void {
     this.windows.clear();
     this.pending.clear();
+    this.failures.clear();
     this.end = undefined;
   }
 

@@ -1,6 +1,7 @@
 // The extension's side of one preview grid: answers the webview's messages from a row source,
 // one view (sort, filters, WHERE) at a time. A new view cancels the reads of the old one.
-// Failures become one message in the grid; what the user typed stays as typed.
+// Failures become one message in the grid; what the user typed stays as typed. Every fetch of
+// the current view is answered, with its rows or as failed, so the grid asks again later.
 
 import type { Logger } from '../../core/logger';
 import type { ExportSource, ResultColumn } from '../../engine/engineProtocol';
@@ -104,16 +105,30 @@ export class PreviewSession {
   }
 
   /** Rows of the current view, as the grid fetches them. */
-  async rows(offset: number, limit: number): Promise<unknown[][]> {
+  rows(offset: number, limit: number): Promise<unknown[][]> {
+    return this.read(offset, limit);
+  }
+
+  /**
+   * Reads rows of the current view. `answer` (while the view is still current) tells the grid
+   * in the same turn as the error is set or cleared, so the grid learns both in their order.
+   */
+  private async read(offset: number, limit: number, answer?: (rows: unknown[][] | undefined) => void): Promise<unknown[][]> {
     const source = this.source;
     if (!source) return [];
     const version = this.version;
     try {
       const rows = await source.page(engineView(this.view), offset, limit, this.reads.signal);
-      if (version === this.version && this.error !== undefined) this.setError(undefined);
+      if (version === this.version) {
+        if (this.error !== undefined) this.setError(undefined);
+        answer?.(rows);
+      }
       return rows;
     } catch (err) {
-      if (version === this.version && !isCancellation(err)) this.setError(err);
+      if (version === this.version) {
+        if (!isCancellation(err)) this.setError(err);
+        answer?.(undefined);
+      }
       throw err;
     }
   }
@@ -136,8 +151,9 @@ export class PreviewSession {
         break;
       case 'fetch': {
         if (message.version !== this.version) return;
-        const rows = await this.rows(message.offset, message.limit).catch(() => undefined);
-        if (rows && message.version === this.version) this.post({ type: 'rows', version: message.version, offset: message.offset, rows });
+        const { version, offset } = message;
+        const answer = (rows: unknown[][] | undefined): void => this.post(rows ? { type: 'rows', version, offset, rows } : { type: 'rowsFailed', version, offset });
+        await this.read(offset, message.limit, answer).catch(() => undefined);
         break;
       }
       case 'setView':

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
+import { DuckDBInstance } from '@duckdb/node-api';
 import type { EngineClient } from '../../../src/engine/engineClient';
 import { isEngineError } from '../../../src/engine/engineErrors';
 import type { EngineErrorKind, OpenedResult } from '../../../src/engine/engineProtocol';
@@ -73,6 +74,28 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     await stillServes();
   });
 
+  it('reports a gzip file cut short where its lines are whole as damaged: when opened, counted, or copied', async () => {
+    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
+    const many = Array.from({ length: 40 }, () => lines).flat();
+    const kept = Math.floor(many.length * 0.6);
+    // the bytes of a gzip stream of all the lines up to a full flush after line `kept`: the
+    // file a download that stopped there leaves, whose every line is whole
+    const cutShort = (name: string, upTo: number): Promise<string> =>
+      file(name, gzipSync(`${many.slice(0, upTo).join('\n')}\n`, { finishFlush: constants.Z_FULL_FLUSH }));
+    const damage = /cut-flush\.jsonl\.gz is damaged \(it ends early\): download the job again/;
+
+    const cut = await cutShort('cut-flush.jsonl.gz', kept);
+    const opened = await engine.open({ paths: [cut], schema: users.schema });
+    assert.match(await rejection(engine.count(opened.handle, {}), 'corrupt'), damage, `not ${kept} rows without a word`);
+    await engine.closeHandle(opened.handle);
+    assert.match(await rejection(engine.prepare({ paths: [cut], schema: users.schema }), 'corrupt'), damage, 'a copy made ahead of the preview stops there');
+
+    const small = await cutShort('cut-flush-small.jsonl.gz', lines.length);
+    const message = await rejection(engine.open({ paths: [small], schema: users.schema }), 'corrupt');
+    assert.match(message, /cut-flush-small\.jsonl\.gz is damaged \(it ends early\)/, 'a file the first rows read to its cut');
+    await stillServes();
+  });
+
   it('counts a file with a malformed record deep inside by its lines, and reports the record when the rows there are read', async () => {
     const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
     const many = Array.from({ length: 40 }, () => lines).flat();
@@ -86,6 +109,18 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     const message = await rejection(engine.page(opened.handle, {}, lines.length + bad - 5, 10), 'corrupt');
     assert.match(message, /bad-record\.jsonl\.gz/);
     await stillServes();
+  });
+
+  it('still reports damage to the files, not the WHERE, when a WHERE reads them', async () => {
+    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
+    const many = Array.from({ length: 40 }, () => lines).flat();
+    const packed = gzipSync(`${many.join('\n')}\n`);
+    const cut = await file('cut-where.jsonl.gz', packed.subarray(0, Math.floor(packed.length * 0.8)));
+    const opened = await engine.open({ paths: [users.paths[0], cut], schema: users.schema });
+    const message = await rejection(engine.count(opened.handle, { where: '"key.id" > 0' }), 'corrupt');
+    assert.match(message, /cut-where\.jsonl\.gz/);
+    assert.match(message, /[Dd]ownload the job again/);
+    await engine.closeHandle(opened.handle);
   });
 
   it('reports a corrupt Parquet file as damaged when it is opened', async () => {
@@ -115,6 +150,46 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     assert.match(await rejection(engine.sql('SELEC 1', 0, 10), 'syntax'), /syntax error at or near "SELEC"/);
     assert.match(await rejection(engine.sql('SELECT * FROM no_such_table', 0, 10), 'syntax'), /no_such_table/);
     assert.deepEqual((await engine.sql('SELECT 42 AS answer', 0, 10)).rows, [[42]]);
+  });
+
+  it('answers a mistake in a preview\'s WHERE as the WHERE\'s to correct, pointing into it, not as damaged files', async () => {
+    const timestamp = healthy.columns.find((c) => c.sqlType === 'TIMESTAMPTZ')!.name;
+    const where = `"${timestamp}" > 'yesterday'`;
+    for (const failed of [() => engine.page(healthy.handle, { where }, 0, 10), () => engine.count(healthy.handle, { where })]) {
+      const message = await rejection(failed(), 'syntax');
+      assert.match(message, /^Conversion Error: invalid timestamp field format: "yesterday".* Correct the WHERE condition and apply it again\./);
+      assert.doesNotMatch(message, /download the job|schema|dq_result/i);
+      const [, quoted, caret] = message.split('\n');
+      assert.equal(quoted, `WHERE ${where}`, 'the WHERE as typed');
+      assert.equal(caret.indexOf('^'), quoted.indexOf("'yesterday'"), 'the caret under the value DuckDB could not read');
+    }
+    const typo = await rejection(engine.page(healthy.handle, { where: '"value.nam" = \'Ann\'' }, 0, 10), 'syntax');
+    assert.match(typo, /Referenced column "value\.nam" not found/);
+    assert.match(typo, /^Candidate bindings: .*"value\.name"/m, 'DuckDB\'s suggestions are kept');
+    const cast = await rejection(engine.page(healthy.handle, { where: 'CAST("value.name" AS INTEGER) > 3' }, 0, 10), 'syntax');
+    assert.match(cast, /Could not convert string .* Correct the WHERE condition/);
+    await stillServes();
+  });
+
+  it('answers the console\'s own mistakes with advice on the SQL, keeping DuckDB\'s pointers', async () => {
+    const parse = await rejection(engine.sql('SELEC 1', 0, 10), 'syntax');
+    assert.match(parse, /^Parser Error: syntax error at or near "SELEC" Correct the SQL and run it again\.\nLINE 1: SELEC 1\n {8}\^$/);
+    assert.doesNotMatch(await rejection(engine.sql('SELECT (1', 0, 10), 'syntax'), /Failed to extract statements/);
+    assert.match(await rejection(engine.sql("SELECT lenght('abc')", 0, 10), 'syntax'), /^Did you mean "length"\?$/m);
+    const conversion = await rejection(engine.sql("SELECT 'yesterday'::TIMESTAMP", 0, 10), 'syntax');
+    assert.match(conversion, /Correct the SQL and run it again/);
+    assert.doesNotMatch(conversion, /download the job|schema/i);
+
+    const database = path.join(results.dir, 'synced-faults.duckdb');
+    const db = await DuckDBInstance.create(database);
+    const conn = await db.connect();
+    await conn.run('CREATE SCHEMA canvas; CREATE TABLE canvas.users (id BIGINT, name TEXT)');
+    conn.closeSync();
+    db.closeSync();
+    const readOnly = await rejection(engine.sql("INSERT INTO canvas.users VALUES (1, 'Ann')", 0, 10, undefined, { path: database, alias: 'synced' }), 'syntax');
+    assert.match(readOnly, /read-only/);
+    assert.match(readOnly, /a statement can read its tables but not change them/);
+    assert.doesNotMatch(readOnly, /download the job|complete result/i);
   });
 
   it('reports a query that outgrows the memory limit as such, the engine answers the next one, and a raised limit lets it run', async () => {

@@ -98,8 +98,13 @@ describe('engine: a JSONL window read line by line', function () {
     const whole = gzipSync(Array.from({ length: 5000 }, (_, i) => record(i)).join('\n'));
     const truncated = path.join(results.dir, 'truncated.jsonl.gz');
     await fs.writeFile(truncated, whole.subarray(0, whole.length - 100));
-    await assert.rejects(byLines(truncated, true, schema, 4990, 10), /unexpected end of file/);
-    await assert.rejects(countRecords(truncated, { gzip: true }), /unexpected end of file/);
+    const damaged = { name: 'EngineError', kind: 'corrupt', message: 'truncated.jsonl.gz is damaged (it ends early): download the job again.' };
+    await assert.rejects(byLines(truncated, true, schema, 4990, 10), damaged);
+    await assert.rejects(countRecords(truncated, { gzip: true }), damaged);
+    const before = await recordSpan(truncated, { gzip: true, from: 100, count: 10 }, { before: 0, after: 10_000, bytes: 64 * 1024 * 1024 });
+    assert.equal(before.first, 100, 'a window before the damage is read');
+    assert.ok(before.lines.length > 10 && before.lines.length < 4900, `${before.lines.length} records: the window and those after it up to the damage`);
+    assert.equal(before.atEnd, false, 'the damage is not taken for the end of the file');
     const long = path.join(results.dir, 'long-line.jsonl');
     await fs.writeFile(long, [record(1), record(2, 'x'.repeat(MAX_LINE_BYTES)), record(3)].join('\n'));
     await assert.rejects(byLines(long, false, schema, 1, 2), /longer than/);

@@ -116,6 +116,39 @@ describe('preview session', () => {
     assert.deepEqual(await s.rows(0, 2), [[0], [1]], 'the rows shown before, in file order');
   });
 
+  it('answers a fetch that failed as failed, right after its error, and one that works again with its rows, the error cleared', async () => {
+    const { session: s, posted } = session();
+    const fast = numbers();
+    let engineDown = true;
+    const crashed = new EngineError('crashed', 'The SQL engine stopped unexpectedly (SIGKILL). Try again: the next action starts it afresh.');
+    s.attach({ ...fast, page: (view, offset, limit, signal) => (engineDown ? Promise.reject(crashed) : fast.page(view, offset, limit, signal)) });
+    await s.receive({ type: 'ready' });
+    await settle();
+    const version = s.state().version;
+    /** what the grid learns of its rows, in order */
+    const replies = (from: number): ToWebview[] => posted.slice(from).filter((m) => m.type === 'error' || m.type === 'rows' || m.type === 'rowsFailed');
+
+    let from = posted.length;
+    await s.receive({ type: 'fetch', version, offset: 200, limit: 200 });
+    assert.deepEqual(replies(from), [
+      { type: 'error', message: crashed.message },
+      { type: 'rowsFailed', version, offset: 200 },
+    ]);
+
+    engineDown = false;
+    from = posted.length;
+    await s.receive({ type: 'fetch', version, offset: 200, limit: 200 });
+    const [cleared, rows] = replies(from);
+    assert.deepEqual(cleared, { type: 'error', message: undefined });
+    assert.ok(rows.type === 'rows' && rows.offset === 200 && rows.rows.length === 200, 'the rows asked for again');
+
+    await s.receive({ type: 'setView', view: { sort: [{ column: 'n', descending: true }], filters: {}, where: '' } });
+    engineDown = true;
+    from = posted.length;
+    await s.receive({ type: 'fetch', version, offset: 0, limit: 200 });
+    assert.deepEqual(replies(from), [], 'a fetch of an older view is not answered');
+  });
+
   it('settles its first-rows promise when the grid reports painting the current view', async () => {
     const { session: s } = session();
     s.attach(numbers());

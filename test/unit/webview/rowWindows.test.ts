@@ -16,6 +16,21 @@ describe('grid row windows', () => {
     assert.equal(windows.row(150), undefined);
   });
 
+  it('asks again for a window whose fetch failed once the grid retries, and not before', () => {
+    const windows = new RowWindows(200, 10);
+    for (const start of windows.wanted(190, 30)) windows.requested(start);
+    windows.failed(200);
+    windows.received(0, rows(0, 200));
+    windows.received(400, rows(400, 200));
+    assert.deepEqual(windows.wanted(190, 30), [], 'a failure that stands is not asked for in a loop');
+    windows.retry();
+    assert.deepEqual(windows.wanted(5_000, 30), [5_000, 5_200], 'only the windows on screen are asked for');
+    assert.deepEqual(windows.wanted(190, 30), [200], 'the failed window, back on screen after a retry');
+    windows.requested(200);
+    windows.received(200, rows(200, 200));
+    assert.deepEqual(windows.row(250), [250]);
+  });
+
   it('holds a bounded number of rows however far the user scrolls', () => {
     const windows = new RowWindows(200, 10);
     for (let first = 0; first < 1_000_000; first += 5_000) {

@@ -1,7 +1,8 @@
 // The result preview as a person uses it in the workbench: a query of the sample logs table,
 // Preview from the completion notification and from the Jobs view, the grid's first rows and
-// row count, a sort, a jump far down and a scroll, a column filter, and a statement run in the
-// SQL console. The downloaded file, read here, is the reference for what the grid shows.
+// row count, a sort (by mouse and by keyboard), a jump far down and a scroll, a column filter,
+// and a statement run in the SQL console. The downloaded file, read here, is the reference for
+// what the grid shows.
 // Screenshots of each step go to test-results/ (the grid's also serves the README).
 
 import * as assert from 'node:assert/strict';
@@ -234,6 +235,46 @@ describe('Result preview in the VS Code workbench', function () {
     assert.equal(row.length, names.length, 'a clicked row number copies the whole row, a value per column');
     assert.equal(row[id], records[1].key.id, 'of the row clicked');
     assert.equal(row[await columnIndex(grid, 'value.http_status')], String(records[1].value.http_status));
+  });
+
+  it('sorts from the keyboard: Up from the first row reaches the column header, Enter sorts and turns the order, Shift+Enter adds a column', async () => {
+    const { page } = workbench();
+    const grid = await previewFromJobsView(page);
+    const id = await columnIndex(grid, 'key.id');
+    const names = await grid.locator('.row.head .cell:not(.gutter) .name').allInnerTexts();
+    await until(page, 'the first rows painted', () => paintedRows(grid), (shown) => shown.length >= 10);
+    const sorted = records.map((r) => r.key.id).sort();
+    const headers = grid.locator('.row.head .cell:not(.gutter)');
+    const focused = async (): Promise<string> => (await grid.locator('.row.head .cell:focus .name').allInnerTexts()).join();
+
+    await grid.locator('.body .row').nth(0).locator('.cell').nth(id + 1).click();
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await focused(), 'key.id', 'Up from the first row focuses the header of the cursor\'s column');
+    const outline = await headers.nth(id).evaluate((head) => getComputedStyle(head).outlineStyle);
+    assert.equal(outline, 'solid', 'the focused header is outlined');
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-9-header-focused');
+
+    await page.keyboard.press('Enter');
+    await until(page, 'key.id sorted ascending', () => headers.nth(id).getAttribute('aria-sort'), (sort) => sort === 'ascending');
+    await until(page, 'the rows in ascending order', () => paintedRows(grid), (shown) => shown[0]?.n === 1 && shown[0].cells[id] === sorted[0]);
+    assert.equal(await focused(), 'key.id', 'the header keeps the focus while the rows change');
+    await page.keyboard.press('Enter');
+    await until(page, 'key.id sorted descending', () => headers.nth(id).getAttribute('aria-sort'), (sort) => sort === 'descending');
+    const descending = await until(page, 'the rows in descending order', () => paintedRows(grid), (shown) => shown[0]?.cells[id] === sorted[sorted.length - 1]);
+    assert.deepEqual(descending.map((r) => r.cells[id]), [...sorted].reverse().slice(0, descending.length));
+
+    const next = id + 1 < names.length ? id + 1 : id - 1;
+    await page.keyboard.press(next > id ? 'ArrowRight' : 'ArrowLeft');
+    assert.equal(await focused(), names[next], 'the arrows move between headers');
+    await page.keyboard.press('Shift+Enter');
+    await until(page, `${names[next]} added to the sort`, () => headers.nth(next).getAttribute('aria-sort'), (sort) => sort === 'ascending');
+    assert.equal(await headers.nth(id).getAttribute('aria-sort'), 'descending', 'Shift+Enter keeps the sort before it');
+
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await focused(), '', 'Down goes back to the rows');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), names[next], 'Tab from the rows reaches the header last used');
   });
 
   it('runs a statement in the SQL console over the job and shows its result', async () => {
