@@ -684,6 +684,7 @@ async function checkFilterValues(conn: DuckDBConnection, view: View, columns: Re
  * the WHERE as typed rather than into the engine's query around it.
  */
 async function withUsersWhere<T>(conn: DuckDBConnection, view: View, columns: ResultColumn[], task: () => Promise<T>): Promise<T> {
+  await oneCondition(conn, view.where);
   try {
     return await task();
   } catch (err) {
@@ -699,6 +700,23 @@ async function withUsersWhere<T>(conn: DuckDBConnection, view: View, columns: Re
       (e: unknown) => toEngineError(e, { where }),
     );
     throw alone?.kind === 'syntax' ? alone : failure;
+  }
+}
+
+/**
+ * A WHERE is one condition: text that closes it and goes on with statements of its own (a `;`
+ * outside quotes) is refused rather than run. One that does not parse is left to the query,
+ * whose error says where.
+ */
+async function oneCondition(conn: DuckDBConnection, where: string | undefined): Promise<void> {
+  const text = where?.trim();
+  if (!text) return;
+  const statements = await conn.extractStatements(`SELECT 1 WHERE (\n${text}\n)`).then(
+    (extracted) => extracted.count,
+    () => 1,
+  );
+  if (statements > 1) {
+    throw new EngineError('syntax', 'The WHERE condition holds more than one statement (a ";" outside quotes). Write one condition, such as "value.http_status" = 404; run other statements in the SQL console.');
   }
 }
 

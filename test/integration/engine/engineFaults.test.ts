@@ -171,6 +171,18 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     await stillServes();
   });
 
+  it('refuses a WHERE that closes itself and goes on with statements of its own, running none of them', async () => {
+    const where = '1=1); CREATE TABLE dq_injected AS SELECT 1 AS x; SELECT (1';
+    for (const refused of [() => engine.page(healthy.handle, { where }, 0, 10), () => engine.count(healthy.handle, { where })]) {
+      assert.match(await rejection(refused(), 'syntax'), /The WHERE condition holds more than one statement/);
+    }
+    const made = await engine.sql("SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'dq_injected'", 0, 10);
+    assert.equal(Number(made.rows[0][0]), 0, 'nothing after the WHERE ran');
+    const quoted = await engine.count(healthy.handle, { where: '"value.name" = \'a;b\'' });
+    assert.equal(quoted, 0, 'a ; inside quotes is part of one condition');
+    await stillServes();
+  });
+
   it('answers the console\'s own mistakes with advice on the SQL, keeping DuckDB\'s pointers', async () => {
     const parse = await rejection(engine.sql('SELEC 1', 0, 10), 'syntax');
     assert.match(parse, /^Parser Error: syntax error at or near "SELEC" Correct the SQL and run it again\.\nLINE 1: SELEC 1\n {8}\^$/);
