@@ -54,7 +54,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     try {
       const target = resolvePreviewTarget(arg, jobs) ?? (await pickResultFiles(arg));
       if (!target) return undefined;
-      const panel = panels.create(target.name);
+      const panel = panels.create(target.name ?? 'Preview');
       await panel.show(sourceOf(target).then((source) => openResultFiles(engine, source)));
       return panel;
     } catch (err) {

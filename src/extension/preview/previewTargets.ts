@@ -13,7 +13,8 @@ import type { DownloadedJob, DownloadedJobsProvider } from './downloadedJobs';
 /** Result files to open and a title, with their table's schema read when it is needed. */
 export interface PreviewTarget {
   paths: string[];
-  name: string;
+  /** absent for loose files given without a title: the grid then names them by their files */
+  name?: string;
   /** known for a job's files; sniffed from their content otherwise */
   format?: ResultFormat;
   /** undefined when the files belong to no known table (types are then inferred) */
@@ -25,7 +26,7 @@ export function resolvePreviewTarget(arg: unknown, jobs: DownloadedJobsProvider)
   if (!isRecord(arg)) return undefined;
   if (isStringArray(arg.paths)) {
     const schema = arg.schema as SchemaEnvelope | undefined;
-    return filesTarget(arg.paths, typeof arg.title === 'string' ? arg.title : path.basename(arg.paths[0]), () => Promise.resolve(schema));
+    return filesTarget(arg.paths, typeof arg.title === 'string' ? arg.title : undefined, () => Promise.resolve(schema));
   }
   if (arg.scheme === 'file' && typeof arg.fsPath === 'string') return filesTarget([arg.fsPath], path.basename(arg.fsPath));
   if (arg.kind === 'file' && typeof arg.path === 'string') {
@@ -38,7 +39,7 @@ export function resolvePreviewTarget(arg: unknown, jobs: DownloadedJobsProvider)
   return undefined;
 }
 
-export function filesTarget(paths: string[], name: string, schema = (): Promise<SchemaEnvelope | undefined> => Promise.resolve(undefined)): PreviewTarget {
+export function filesTarget(paths: string[], name: string | undefined, schema = (): Promise<SchemaEnvelope | undefined> => Promise.resolve(undefined)): PreviewTarget {
   return { paths, name, schema };
 }
 
@@ -49,7 +50,7 @@ export function jobTarget(job: DownloadedJob): PreviewTarget {
 /** What the engine opens for a target, its schema read. */
 export async function sourceOf(target: PreviewTarget): Promise<ResultSource> {
   const schema = await target.schema();
-  return { paths: target.paths, name: target.name, ...(target.format ? { format: target.format } : {}), ...(schema ? { schema } : {}) };
+  return { paths: target.paths, ...(target.name !== undefined ? { name: target.name } : {}), ...(target.format ? { format: target.format } : {}), ...(schema ? { schema } : {}) };
 }
 
 export function jobSource(job: DownloadedJob): Promise<ResultSource> {

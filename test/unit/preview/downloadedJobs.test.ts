@@ -48,6 +48,7 @@ describe('what a preview opens', () => {
 
   it('opens loose files and file URIs as given', async () => {
     assert.deepEqual(await opened({ paths: ['/a.csv.gz', '/b.csv.gz'], title: 'Mine' }), { paths: ['/a.csv.gz', '/b.csv.gz'], name: 'Mine' });
+    assert.deepEqual(await opened({ paths: ['/a.csv.gz', '/b.csv.gz'] }), { paths: ['/a.csv.gz', '/b.csv.gz'] }, 'untitled: the grid names them by their files');
     assert.deepEqual(await opened({ scheme: 'file', fsPath: '/d/x.parquet' }), { paths: ['/d/x.parquet'], name: 'x.parquet' });
   });
 
