@@ -44,6 +44,14 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     assert.equal((await engine.page(healthy.handle, {}, 0, 5)).rows.length, 5);
   }
 
+  /** A gzip JSONL file of 40 copies of the users' records, cut off at 80%: damage well past the first rows. */
+  async function cutLate(name: string): Promise<{ cut: string; usersRows: number }> {
+    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
+    const many = Array.from({ length: 40 }, () => lines).flat();
+    const packed = gzipSync(`${many.join('\n')}\n`);
+    return { cut: await file(name, packed.subarray(0, Math.floor(packed.length * 0.8))), usersRows: lines.length };
+  }
+
   async function file(name: string, bytes: Buffer): Promise<string> {
     const target = path.join(results.dir, name);
     await fs.writeFile(target, bytes);
@@ -61,15 +69,12 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
   });
 
   it('reports damage beyond the first rows when the rows there are read, and still serves the rows before it', async () => {
-    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
-    const many = Array.from({ length: 40 }, () => lines).flat();
-    const packed = gzipSync(`${many.join('\n')}\n`);
-    const cut = await file('cut-late.jsonl.gz', packed.subarray(0, Math.floor(packed.length * 0.8)));
+    const { cut, usersRows } = await cutLate('cut-late.jsonl.gz');
     const opened = await engine.open({ paths: [users.paths[0], cut], schema: users.schema });
     const message = await rejection(engine.count(opened.handle, {}), 'corrupt');
     assert.match(message, /cut-late\.jsonl\.gz/);
-    const first = await engine.page(opened.handle, {}, 0, lines.length + 5);
-    assert.equal(first.rows.length, lines.length + 5);
+    const first = await engine.page(opened.handle, {}, 0, usersRows + 5);
+    assert.equal(first.rows.length, usersRows + 5);
     await rejection(engine.page(opened.handle, { sort: [{ column: 'key.id', descending: false }] }, 0, 5), 'corrupt');
     await stillServes();
   });
@@ -112,10 +117,7 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
   });
 
   it('still reports damage to the files, not the WHERE, when a WHERE reads them', async () => {
-    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
-    const many = Array.from({ length: 40 }, () => lines).flat();
-    const packed = gzipSync(`${many.join('\n')}\n`);
-    const cut = await file('cut-where.jsonl.gz', packed.subarray(0, Math.floor(packed.length * 0.8)));
+    const { cut } = await cutLate('cut-where.jsonl.gz');
     const opened = await engine.open({ paths: [users.paths[0], cut], schema: users.schema });
     const message = await rejection(engine.count(opened.handle, { where: '"key.id" > 0' }), 'corrupt');
     assert.match(message, /cut-where\.jsonl\.gz/);

@@ -4,19 +4,17 @@
 // already on disk: after the wait the kept copy serves, however old, or types are inferred.
 
 import * as assert from 'node:assert/strict';
-import { DataQueryClient } from '../../../src/client/dataQueryClient';
-import { createDispatcher } from '../../../src/client/dispatcher';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 import { nullLogger } from '../../../src/core/logger';
 import { SchemaCache } from '../../../src/core/schemaCache';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
-import { ClientPool } from '../../../src/extension/connections/clientPool';
+import type { ClientPool } from '../../../src/extension/connections/clientPool';
 import type { Connection } from '../../../src/extension/connections/connectionConfig';
 import type { ConnectionStore } from '../../../src/extension/connections/connectionStore';
-import { SampleEmulatorHost } from '../../../src/extension/connections/sampleEmulatorHost';
 import { SchemaReader } from '../../../src/extension/explorer/schemaReader';
 import { jobDownloads, schemaFromConnections, SCHEMA_WAIT_MS } from '../../../src/extension/preview/jobDownloads';
 import type { JobEntry } from '../../../src/jobs/jobEntry';
+import { emulatorClientPool } from '../../support/emulatorClientPool';
 import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
 import { MemoryStorage } from '../../unit/jobs/memoryStorage';
 
@@ -61,16 +59,7 @@ describe('the schema a preview of downloaded results reads them with', function 
     working = await startEmulator({ port: 0 });
     // answers nothing for an hour: the client's own timeouts would wait minutes
     silent = await startEmulator({ port: 0, clientId: working.clientId, clientSecret: working.clientSecret, faults: { slowMs: 3_600_000 } });
-    pool = new ClientPool({
-      createClient: (options) => new DataQueryClient(options),
-      createDispatcher,
-      proxySettings: () => ({}),
-      rateLimits: () => ({}),
-      credentials: async () => ({ clientId: working.clientId, clientSecret: working.clientSecret }),
-      sample: new SampleEmulatorHost(() => Promise.reject(new Error('no sample here')), nullLogger),
-      logger: nullLogger,
-      userAgent: 'result-schemas-test',
-    });
+    pool = emulatorClientPool(working, 'result-schemas-test');
     clock = new FakeClock(Date.now());
     reader = new SchemaReader(new SchemaCache(new MemoryStorage(), clock), pool, clock);
     warnings = [];

@@ -5,22 +5,20 @@
 
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { DataQueryClient } from '../../../src/client/dataQueryClient';
-import { createDispatcher } from '../../../src/client/dispatcher';
 import { nullLogger } from '../../../src/core/logger';
 import { STALE_AFTER_MS, SchemaCache } from '../../../src/core/schemaCache';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
-import { ClientPool } from '../../../src/extension/connections/clientPool';
+import type { ClientPool } from '../../../src/extension/connections/clientPool';
 import type { Connection } from '../../../src/extension/connections/connectionConfig';
 import type { ConnectionStore } from '../../../src/extension/connections/connectionStore';
-import { SampleEmulatorHost } from '../../../src/extension/connections/sampleEmulatorHost';
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, TableNode } from '../../../src/extension/explorer/explorerNodes';
 import { ExplorerTreeProvider } from '../../../src/extension/explorer/explorerTreeProvider';
 import { SchemaReader } from '../../../src/extension/explorer/schemaReader';
 import { tableSchema } from '../../../src/emulator/sampleData/tableModel';
 import { createTableScript } from '../../../src/sync/postgresSql';
 import { targetTableOf } from '../../../src/sync/syncColumns';
+import { emulatorClientPool } from '../../support/emulatorClientPool';
 import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
 import { MemoryStorage } from '../../unit/jobs/memoryStorage';
 import { activateExtension, addEmulatorConnection, labelOf, labels, nextRedraw, requestsOf, setConnections } from './vscodeHelpers';
@@ -201,16 +199,7 @@ describe('The schema cache', () => {
 
   beforeEach(async () => {
     emulator = await startEmulator({ port: 0 });
-    pool = new ClientPool({
-      createClient: (options) => new DataQueryClient(options),
-      createDispatcher,
-      proxySettings: () => ({}),
-      rateLimits: () => ({}),
-      credentials: async () => ({ clientId: emulator.clientId, clientSecret: emulator.clientSecret }),
-      sample: new SampleEmulatorHost(() => Promise.reject(new Error('no sample here')), nullLogger),
-      logger: nullLogger,
-      userAgent: 'schemas-test',
-    });
+    pool = emulatorClientPool(emulator, 'schemas-test');
   });
   afterEach(async () => {
     await pool.dispose();
