@@ -61,7 +61,8 @@ export function addColumnSql(table: TargetTable, column: TargetColumn): string {
 
 /**
  * The newest record of each key in the files, one row per key: the table's columns (as
- * named in the target) plus `dq_action` (`U` or `D`). Ties on the commit time go to the later
+ * named in the target) plus `dq_action` (`U`, `D`, or null for a record without one, which is
+ * an upsert like `U`: only a delete removes a row). Ties on the commit time go to the later
  * file, then the later line, so a key delivered twice ends as its last delivery.
  */
 export function latestRecordsSql(table: TargetTable, files: readonly string[]): string {
@@ -78,10 +79,13 @@ export function latestRecordsSql(table: TargetTable, files: readonly string[]): 
   );
 }
 
+/** Whatever is not a delete is data: the PostgreSQL target decides the same way. */
+const IS_UPSERT = `dq_action IS DISTINCT FROM 'D'`;
+
 /** Loads a snapshot into the (new, empty) table: the newest record of each key, deletes left out. */
 export function insertSnapshotSql(table: TargetTable, files: readonly string[]): string {
   const names = table.columns.map((c) => quoteIdent(c.name)).join(', ');
-  return `INSERT INTO ${tableName(table)} (${names}) SELECT ${names} FROM (${latestRecordsSql(table, files)}) WHERE dq_action = 'U'`;
+  return `INSERT INTO ${tableName(table)} (${names}) SELECT ${names} FROM (${latestRecordsSql(table, files)}) WHERE ${IS_UPSERT}`;
 }
 
 export const CHANGES_TABLE = 'dq_changes';
@@ -102,7 +106,7 @@ export function deleteChangedSql(table: TargetTable): string {
 /** Inserts or replaces the rows whose newest change is an upsert. */
 export function upsertChangedSql(table: TargetTable): string {
   const names = table.columns.map((c) => quoteIdent(c.name)).join(', ');
-  return `INSERT OR REPLACE INTO ${tableName(table)} (${names}) SELECT ${names} FROM ${CHANGES_TABLE} WHERE dq_action = 'U'`;
+  return `INSERT OR REPLACE INTO ${tableName(table)} (${names}) SELECT ${names} FROM ${CHANGES_TABLE} WHERE ${IS_UPSERT}`;
 }
 
 function keyColumns(table: TargetTable): TargetColumn[] {

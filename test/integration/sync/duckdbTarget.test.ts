@@ -1,6 +1,6 @@
 // The DuckDB target on its own, with result files written here in the service's record shape:
 // a snapshot delivered with duplicate keys (the logs namespace is delivered at least once), a
-// change set with several records of one key, a column added in place, a file that cannot be
+// change set with several records of one key, records that carry no action, a column added in place, a file that cannot be
 // loaded, an abort, and a database file another process holds.
 
 import * as assert from 'node:assert/strict';
@@ -125,6 +125,20 @@ describe('the DuckDB sync target', function () {
     const state = await withTarget(file, (t) => t.readState('school', 'people'));
     assert.equal(state?.point, T2);
     assert.equal(state?.rows, 3);
+  });
+
+  it('keeps records that carry no action, in a snapshot and in a change set: only a delete removes a row', async () => {
+    const file = path.join(dir, 'no-action.duckdb');
+    const line = (record: object): string => JSON.stringify(record);
+    const snapshot = await writeGzJsonl(dir, [
+      line({ meta: { ts: T0 }, key: { id: 1 }, value: { name: 'one' } }),
+      line({ key: { id: 2 }, value: { name: 'two' } }),
+      line(u(3, T0, { name: 'three' })),
+    ]);
+    assert.deepEqual(await withTarget(file, (t) => t.apply(plan('snapshot', [snapshot], T0))), { upserted: 3, deleted: 0, rows: 3 });
+    const changes = await writeGzJsonl(dir, [line({ meta: { ts: T1 }, key: { id: 1 }, value: { name: 'one again' } }), line(d(2, T1)), line({ meta: { ts: T1 }, key: { id: 4 }, value: { name: 'four' } })]);
+    assert.deepEqual(await withTarget(file, (t) => t.apply(plan('changes', [changes], T1))), { upserted: 2, deleted: 1, rows: 3 });
+    assert.deepEqual(await rows(file, 'name'), { '1': ['one again'], '3': ['three'], '4': ['four'] });
   });
 
   it('adds a new column in place before applying changes, keeping the rows it has', async () => {
