@@ -21,6 +21,9 @@ export interface PostgresErrorContext {
   passwordFile?: string;
 }
 
+/** SQLSTATE of a session the server ended for idling past idle_session_timeout */
+export const IDLE_SESSION_TIMED_OUT = '57P05';
+
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED']);
 const GZIP_CODES = new Set(['Z_DATA_ERROR', 'Z_BUF_ERROR', 'Z_NEED_DICT', 'Z_STREAM_ERROR']);
 const IO_CODES = new Set(['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'EMFILE', 'ENFILE', 'EIO', 'ENOSPC']);
@@ -129,6 +132,13 @@ export function postgresError(err: unknown, ctx: PostgresErrorContext): DqError 
   }
   if (e.code && IO_CODES.has(e.code)) {
     return make('io', `Cannot read a result file while ${ctx.doing}: ${said}${kept}.`, 'Check the download folder and run the sync again.');
+  }
+  if (e.code === IDLE_SESSION_TIMED_OUT) {
+    return make(
+      'network',
+      `${where} closed the session as idle (idle_session_timeout) while ${ctx.doing}${kept}.`,
+      'Run the sync again. If it keeps happening, ask whoever runs the database to let idle connections live longer (idle_session_timeout).',
+    );
   }
   if (isConnectionLoss(e)) {
     return make('network', `Lost or could not open the connection to ${where} while ${ctx.doing} (${said})${kept}.`, 'Check that the server is running and reachable, then run the sync again.');

@@ -17,7 +17,7 @@ import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import { PostgresEndpoint, type PostgresSession } from './postgresConnection';
 import { copyFileToStage } from './postgresCopy';
-import { maskPassword, postgresError } from './postgresErrors';
+import { IDLE_SESSION_TIMED_OUT, maskPassword, postgresError } from './postgresErrors';
 import {
   addColumn,
   catalogType,
@@ -91,8 +91,6 @@ const MIN_KEEP_ALIVE_MS = 100;
 /** the server's idle_session_timeout for this session, in ms (PostgreSQL 14 and later; 0 = off) */
 const IDLE_SESSION_TIMEOUT = `SELECT setting FROM pg_settings WHERE name = 'idle_session_timeout' AND unit = 'ms'`;
 const KEEP_ALIVE = 'SELECT 1';
-/** SQLSTATE of a session the server ended for idling past idle_session_timeout */
-const IDLE_SESSION_TIMED_OUT = '57P05';
 
 function stateOf(row: MetaRow): SyncState {
   return {
