@@ -44,6 +44,7 @@ import {
   UPSERT_META_ROW,
   upsertChanges,
 } from './postgresSql';
+import { targetColumnsOf } from './syncColumns';
 import type { ApplyPlan, ApplyResult, SyncState, SyncTarget, TargetTable } from './syncTarget';
 
 export interface PostgresTargetOptions {
@@ -91,6 +92,9 @@ const MIN_KEEP_ALIVE_MS = 100;
 /** the server's idle_session_timeout for this session, in ms (PostgreSQL 14 and later; 0 = off) */
 const IDLE_SESSION_TIMEOUT = `SELECT setting FROM pg_settings WHERE name = 'idle_session_timeout' AND unit = 'ms'`;
 const KEEP_ALIVE = 'SELECT 1';
+
+/** One table's meta row; parameters: namespace, table. */
+const SELECT_META_ROW = `${SELECT_META_ROWS} WHERE namespace = $1 AND "table" = $2`;
 
 function stateOf(row: MetaRow): SyncState {
   return {
@@ -225,7 +229,7 @@ export class PostgresTarget implements SyncTarget {
   }
 
   async readState(namespace: string, table: string): Promise<SyncState | undefined> {
-    const rows = await this.readMeta(`${SELECT_META_ROWS} WHERE namespace = $1 AND "table" = $2`, [namespace, table]);
+    const rows = await this.readMeta(SELECT_META_ROW, [namespace, table]);
     return rows[0] ? stateOf(rows[0]) : undefined;
   }
 
@@ -411,6 +415,11 @@ export class PostgresTarget implements SyncTarget {
       const wanted = keyColumns(table).map((c) => c.name);
       if (typesMatch && key.join('\u0000') === wanted.join('\u0000')) {
         for (const column of table.columns) if (!existing.has(column.name)) await q(addColumn(table, column));
+        const removed = await this.removedColumns(session, table, [...existing.keys()]);
+        if (removed.length > 0) {
+          this.logger.info(`postgres: ${table.namespace}.${table.table}: dropping the columns its schema no longer has: ${removed.join(', ')}`);
+          for (const name of removed) await q(`ALTER TABLE ${qualified} DROP COLUMN ${quoteIdent(name)}`);
+        }
         await q(`TRUNCATE ${qualified}`);
         return false;
       }
@@ -419,6 +428,26 @@ export class PostgresTarget implements SyncTarget {
     }
     await q(createTable(table, false));
     return true;
+  }
+
+  /**
+   * Columns of the table that the last synced schema had and the new one has not. Columns
+   * the sync never made (someone's own, or a table made from a script before its first sync)
+   * are left alone.
+   */
+  private async removedColumns(session: PostgresSession, table: TargetTable, present: readonly string[]): Promise<string[]> {
+    const { rows } = await session.client.query<MetaRow>(SELECT_META_ROW, [table.namespace, table.table]);
+    const last = rows[0];
+    if (!last) return [];
+    let before: Set<string>;
+    try {
+      before = new Set(targetColumnsOf({ version: last.schema_version, schema: last.schema }).map((c) => c.name));
+    } catch {
+      // a stored schema that no longer reads as columns names nothing to drop
+      return [];
+    }
+    const now = new Set(table.columns.map((c) => c.name));
+    return present.filter((name) => before.has(name) && !now.has(name));
   }
 
   /** Who holds the lock of a table, as ` (application, server process N from host)`; empty when unknown. */

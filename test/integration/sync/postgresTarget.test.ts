@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DqError } from '../../../src/client/errors';
 import { PostgresTarget, type PostgresTargetOptions } from '../../../src/sync/postgresTarget';
+import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { ApplyPlan, TargetColumn, TargetTable } from '../../../src/sync/syncTarget';
 import { FakeClock } from '../../support/fakeClock';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
@@ -573,6 +574,32 @@ describe('sync: PostgreSQL target (real server)', function () {
     const [level] = await pg.admin<{ data_type: string }>(`SELECT data_type FROM information_schema.columns WHERE table_schema = 'canvas' AND table_name = 'users' AND column_name = 'level'`);
     assert.equal(level.data_type, 'text');
     assert.deepEqual(await pg.admin(`SELECT id::int, level FROM canvas.users`), [{ id: 9, level: '5' }]);
+  });
+
+  it('a snapshot after the schema lost columns drops them, keeping columns and views of its own; a view on a lost column must go first', async () => {
+    const t = target();
+    await t.open();
+    const usersOf = (version: number, value: Record<string, { type: string }>): TargetTable =>
+      targetTableOf('canvas', 'users', { version, schema: { type: 'object', properties: { key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } }, value: { type: 'object', properties: value } } } });
+    const columnsNow = async (): Promise<string[]> =>
+      (await pg.admin<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'canvas' AND table_name = 'users' ORDER BY ordinal_position`)).map((r) => r.column_name);
+    const v1 = usersOf(1, { name: { type: 'string' }, level: { type: 'integer' }, nickname: { type: 'string' } });
+    const first = await gzFile([{ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'Ada', level: 3, nickname: 'A' } }]);
+    await t.apply(plan('snapshot', [first], '2026-11-20T08:00:00Z', { table: v1 }));
+    await pg.admin(`ALTER TABLE canvas.users ADD COLUMN note text; CREATE VIEW canvas.user_names AS SELECT id, name, nickname FROM canvas.users`);
+
+    const v2 = usersOf(2, { name: { type: 'string' }, nickname: { type: 'string' } });
+    const second = await gzFile([{ ts: '2026-11-21T08:00:00Z', key: { id: 2 }, value: { name: 'Bo', nickname: 'B' } }]);
+    await t.apply(plan('snapshot', [second], '2026-11-21T08:00:00Z', { table: v2 }));
+    assert.deepEqual(await columnsNow(), ['id', 'name', 'nickname', 'note'], 'level is gone; the column of its own stays');
+    assert.deepEqual(await pg.admin(`SELECT id::int, name, nickname FROM canvas.user_names`), [{ id: 2, name: 'Bo', nickname: 'B' }]);
+
+    const v3 = usersOf(3, { name: { type: 'string' } });
+    const blocked = await rejection(t.apply(plan('snapshot', [second], '2026-11-22T08:00:00Z', { table: v3 })));
+    assert.equal(blocked.kind, 'usage', blocked.describe());
+    assert.match(blocked.hint ?? '', /Drop the views/);
+    assert.deepEqual(await columnsNow(), ['id', 'name', 'nickname', 'note'], 'the failed run changed nothing');
+    assert.equal((await t.readState('canvas', 'users'))?.point, '2026-11-21T08:00:00Z');
   });
 
   it('drops the \\u0000 escape PostgreSQL cannot store, keeping text that only looks like it', async () => {
