@@ -81,7 +81,7 @@ export const syncCommand: CommandSpec = {
       logger.warn('the password in the target URL is visible to other users of this machine; prefer PGPASSWORD or ~/.pgpass');
     }
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(o, ctx.io));
-    const target = createTarget(spec, { logger, lockWaitMs });
+    const target = createTarget(spec, { logger, lockWaitMs, env: ctx.io.env });
     const reports = await withClient(
       ctx,
       async (client) => {
@@ -131,7 +131,7 @@ export const syncStatusCommand: CommandSpec = {
   ownOptionsOnly: true,
   async run(ctx) {
     if (ctx.args.positionals.length > 0) throw new UsageError(`unexpected argument "${ctx.args.positionals[0]}"; usage: ${this.usage}`);
-    const target = createTarget(targetSpecOf(ctx), { logger: stderrLogger(ctx.io), lockWaitMs: lockWait(ctx), readOnly: true });
+    const target = createTarget(targetSpecOf(ctx), { logger: stderrLogger(ctx.io), lockWaitMs: lockWait(ctx), readOnly: true, env: ctx.io.env });
     let states: SyncState[];
     await target.open(ctx.io.interrupt);
     try {

@@ -124,6 +124,8 @@ export interface TargetDeps {
   lockWaitMs?: number;
   /** only reads the meta table (sync status) */
   readOnly?: boolean;
+  /** where PostgreSQL's PGPASSWORD, PGPASSFILE and HOME (for ~/.pgpass) are read (process.env by default) */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Builds the target a spec names (not yet opened), loading that target's module now. */
@@ -133,5 +135,6 @@ export function createTarget(spec: TargetSpec, deps: TargetDeps): SyncTarget {
     return new duckdb.DuckdbTarget({ path: spec.path, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs, readOnly: deps.readOnly });
   }
   const postgres = require('./postgresTarget') as { PostgresTarget: typeof PostgresTarget };
-  return new postgres.PostgresTarget({ url: spec.url, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs });
+  const homeDir = deps.env?.HOME || undefined;
+  return new postgres.PostgresTarget({ url: spec.url, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs, env: deps.env, homeDir });
 }

@@ -323,16 +323,27 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
     }
   });
 
+  it('dq sync-status finds the password in the ~/.pgpass of the HOME it was given', async () => {
+    const home = await fs.mkdtemp(path.join(fixture.dir, 'home-'));
+    const { hostname, port, pathname, username } = new URL(pg.urlWithoutPassword);
+    await fs.writeFile(path.join(home, '.pgpass'), `${hostname}:${port}:${pathname.slice(1)}:${username}:${pg.password}\n`, { mode: 0o600 });
+    const run = await runDq(['sync-status', '--to', pg.urlWithoutPassword, '--json'], { env: { HOME: home, TMPDIR: fixture.dir } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).target, pg.urlWithoutPassword);
+  });
+
   it('dq sync says at once that it waits for a table another session holds, naming that session, then gives up after --lock-wait', async () => {
     const holder = await pg.adminClient();
     try {
       const [{ pid }] = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
       await holder.query(`SELECT pg_advisory_lock(${LOCK_KEYS})`, ['canvas.accounts']);
-      // in-process, the target reads PGPASSWORD from this process's environment: the password goes in the URL
-      const env = { ...dqEnvOf(fixture.emulator), HOME: fixture.dir, TMPDIR: fixture.dir };
-      const run = await runDq(['sync', 'canvas', 'accounts', '--to', pg.url, '--lock-wait', '1'], { env });
+      // the password only in dq's own environment, as a shell would pass it
+      assert.equal(process.env.PGPASSWORD, undefined, 'this process has no PGPASSWORD of its own');
+      const env = { ...dqEnvOf(fixture.emulator), HOME: fixture.dir, TMPDIR: fixture.dir, PGPASSWORD: pg.password };
+      const run = await runDq(['sync', 'canvas', 'accounts', '--to', pg.urlWithoutPassword, '--lock-wait', '1'], { env });
       assert.ok(!run.stderr.includes(pg.password) && !run.stdout.includes(pg.password), 'the password is never printed');
       assert.equal(run.code, 8, run.stderr);
+      assert.doesNotMatch(run.stderr, /password/i, 'PGPASSWORD was found, and no warning speaks of a password in the URL');
       const lines = run.stderr.split('\n');
       const waiting = lines.findIndex((l) => l.startsWith('dq: warning: waiting'));
       assert.ok(waiting >= 0, `no line says the sync waits:\n${run.stderr}`);
