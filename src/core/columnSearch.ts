@@ -1,7 +1,8 @@
 // Finding a column across every table of a set of namespaces: reads the table lists and
 // schemas through the cache (fresh copies are used as they are, stale or missing ones are
-// read again, a stale copy stands in quietly when that read fails), then matches names and
-// descriptions. The caller supplies the service calls, so its limiter paces them.
+// read again, a stale copy stands in quietly when that read fails, and what was read is used
+// even when it cannot be kept), then matches names and descriptions. The caller supplies the
+// service calls, so its limiter paces them.
 
 import type { SchemaEnvelope } from './contract';
 import { columnsOf, type Column } from './schema';
@@ -46,6 +47,12 @@ export async function readCatalog(
   options: CatalogReadOptions,
 ): Promise<CatalogRead> {
   const problems: string[] = [];
+  let unsavedSaid = false;
+  const unsaved = (err: unknown): void => {
+    if (unsavedSaid) return;
+    unsavedSaid = true;
+    problems.push(`What was read could not be kept in the cache, so it is read again next time: ${messageOf(err)}`);
+  };
   const lists = await Promise.all(
     namespaces.map(async (namespace) => {
       const tables = await throughCache(
@@ -55,6 +62,7 @@ export async function readCatalog(
         (value) => cache.saveTables(connection, namespace, value),
         (err) => problems.push(`The tables of ${namespace} could not be listed: ${messageOf(err)}`),
         options.signal,
+        unsaved,
       );
       return (tables ?? []).map((table) => ({ namespace, table }));
     }),
@@ -75,6 +83,7 @@ export async function readCatalog(
         (value) => cache.saveSchema(connection, namespace, table, value),
         (err) => problems.push(`The schema of ${namespace}.${table} could not be read: ${messageOf(err)}`),
         options.signal,
+        unsaved,
       );
       if (envelope) found[index] = { namespace, table, columns: readableColumns(envelope, `${namespace}.${table}`, problems) };
       options.onProgress?.(++done, wanted.length);
@@ -110,17 +119,20 @@ async function throughCache<T>(
   save: (value: T) => Promise<unknown>,
   report: (err: unknown) => void,
   signal: AbortSignal,
+  unsaved: (err: unknown) => void,
 ): Promise<T | undefined> {
   if (held && !cache.isStale(held)) return held.value;
+  let value: T;
   try {
-    const value = await read();
-    await save(value);
-    return value;
+    value = await read();
   } catch (err) {
     if (signal.aborted) throw err;
     if (!held) report(err);
     return held?.value;
   }
+  // what was read stands even when it cannot be kept
+  await save(value).catch(unsaved);
+  return value;
 }
 
 function readableColumns(envelope: SchemaEnvelope, name: string, problems: string[]): Column[] {

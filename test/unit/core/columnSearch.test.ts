@@ -78,6 +78,15 @@ describe('find column across namespaces', () => {
     assert.deepEqual(read.problems, ['The tables of catalog could not be listed: service down']);
   });
 
+  it('finds columns when the cache cannot be written, saying once that it could not keep them', async () => {
+    const clock = new FakeClock();
+    const full = new MemoryStorage();
+    full.update = () => Promise.reject(new Error('ENOSPC: no space left on device'));
+    const read = await readCatalog('c', ['canvas', 'catalog'], countingSource(), new SchemaCache(full, clock), { signal });
+    assert.deepEqual(findColumns('sis_user', read.tables).map(qualifiedName).sort(), ['canvas.courses.sis_user_id', 'canvas.users.sis_user_id', 'catalog.learners.sis_user_id']);
+    assert.deepEqual(read.problems, ['What was read could not be kept in the cache, so it is read again next time: ENOSPC: no space left on device']);
+  });
+
   it('forgets one table, one namespace list or a whole connection', async () => {
     const clock = new FakeClock();
     const cache = new SchemaCache(new MemoryStorage(), clock);
