@@ -75,6 +75,11 @@ export async function countRecords(path: string, o: { gzip: boolean; cancelled?:
   return (await scan(path, { ...o, from: Number.POSITIVE_INFINITY, count: 1 }, NOTHING_AROUND)).records;
 }
 
+/** Reads a gzip file to its end: fails as `corrupt` when it is cut short or garbled. */
+export async function checkGzipEnd(path: string, cancelled?: () => boolean): Promise<void> {
+  await countRecords(path, { gzip: true, cancelled });
+}
+
 /**
  * Reads the file's lines, keeping records `from` to `from + count` and those `around` them (none
  * when `from` is infinite), and counts the records passed.

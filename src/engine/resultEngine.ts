@@ -38,7 +38,7 @@ import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type
 import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
-import { countRecords, recordSpan, type Around, type LineSpan } from './fileLines';
+import { checkGzipEnd, countRecords, recordSpan, type Around, type LineSpan } from './fileLines';
 import { inspectFiles } from './sourceFiles';
 import { jsonlLines, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
 import { quoteIdent, quoteString, typedFilterValues } from './sqlText';
@@ -73,7 +73,9 @@ interface OpenResult extends ReadResult {
   holders: number;
   /** why the copy stopped short, when it did */
   copyFailure?: EngineError;
-  /** gzip JSONL files the line counter read to their end: they are not cut short */
+  /** the result's gzip files (JSONL, CSV, TSV), each read to its end once: DuckDB takes one cut short for a shorter file */
+  gzipFiles?: string[];
+  /** gzip files read to their end (by the line counter or the end check): they are not cut short */
   wholeFiles: Set<number>;
   /** the copy found a file damaged: it stops there */
   damage?: EngineError;
@@ -182,6 +184,7 @@ export class ResultEngine {
       copyingFile: false,
       gaveWay: false,
       unpacked: plan.unpacked,
+      gzipFiles: plan.gzipFiles,
       wholeFiles: new Set(),
     };
     try {
@@ -268,7 +271,8 @@ export class ResultEngine {
       }
       const rows = viewRows(result, view, false);
       const counted = async (): Promise<number> => Number((await conn.runAndReadAll(`SELECT count(*) FROM ${rows.sql}`, rows.params)).getRowsJson()[0][0]);
-      return withUsersWhere(conn, view, result.columns, () => this.reading(result, rows, counted));
+      const total = isPlain(view) && !store.complete ? (): Promise<number> => this.checkingEnds(result, this.allFiles(result), work, counted) : counted;
+      return withUsersWhere(conn, view, result.columns, () => this.reading(result, rows, total));
     });
   }
 
@@ -474,7 +478,7 @@ export class ResultEngine {
 
   /** Runs `task` with the result's table attached when it reads from it, as a reader of files when it reads from them. */
   private reading<T>(result: OpenResult, reads: Reads, task: () => Promise<T>): Promise<T> {
-    const read = reads.readsFiles ? () => this.readingFiles(task) : task;
+    const read = reads.readsFiles ? () => this.readingFiles(() => this.namingDamage(result, task)) : task;
     return reads.readsStore ? result.store.use(read) : read();
   }
 
@@ -552,7 +556,7 @@ export class ResultEngine {
     const unknown = perFile.flatMap((sql, file) => (known(file) ? [] : [{ sql, file }]));
     if (unknown.length === 0) return;
     const counts = unknown.map(({ sql, file }) => `SELECT ${file} AS file, count(*) AS n FROM (${sql})`).join('\nUNION ALL\n');
-    const counted = await this.readingFiles(() => conn.runAndReadAll(counts));
+    const counted = await this.readingFiles(() => this.checkingEnds(result, unknown.map((u) => u.file), work, () => conn.runAndReadAll(counts)));
     for (const [file, rows] of counted.getRowsJson()) result.store.fileRows[Number(file)] = Number(rows);
   }
 
@@ -564,16 +568,74 @@ export class ResultEngine {
     return records;
   }
 
-  /** Fails as `corrupt` when a gzip JSONL file of the result is cut short (read to its end once). */
+  /** Fails as `corrupt` when a gzip file of the result is cut short or garbled (read to its end once). */
   private async checkWhole(result: OpenResult, file: number, cancelled: () => boolean): Promise<void> {
-    if (!result.lineWindows?.gzip || result.wholeFiles.has(file)) return;
-    await this.countLines(result, file, cancelled);
+    if (!result.gzipFiles || result.wholeFiles.has(file)) return;
+    if (result.lineWindows) {
+      await this.countLines(result, file, cancelled);
+      return;
+    }
+    await checkGzipEnd(result.gzipFiles[file], cancelled);
+    result.wholeFiles.add(file);
+  }
+
+  /**
+   * Runs `task`, which reads the files, while the gzip ones among `files` are read to their end
+   * on another core: damage found there is the answer, before the task's own answer or failure
+   * (DuckDB counts a file cut short where its lines are whole as a shorter one, and reports one
+   * cut mid-line as a malformed row).
+   */
+  private async checkingEnds<T>(result: OpenResult, files: number[], work: Work, task: () => Promise<T>): Promise<T> {
+    const unchecked = files.filter((file) => result.gzipFiles && !result.wholeFiles.has(file));
+    if (unchecked.length === 0) return task();
+    const damage = Promise.all(unchecked.map((file) => this.checkWhole(result, file, () => work.cancelled))).then(
+      () => undefined,
+      (err: unknown) => {
+        const e = toEngineError(err);
+        // a file that could not be read to its end for another reason is left to the task to judge
+        return e.kind === 'corrupt' ? e : undefined;
+      },
+    );
+    let value: T;
+    try {
+      value = await task();
+    } catch (err) {
+      throw (await damage) ?? err;
+    }
+    const found = await damage;
+    if (found) throw found;
+    return value;
+  }
+
+  /**
+   * Runs `task`, which reads the files; when it fails on damaged data, the gzip files not yet
+   * read to their end are, so that a file cut short is named as such rather than as a row
+   * DuckDB could not parse.
+   */
+  private async namingDamage<T>(result: OpenResult, task: () => Promise<T>): Promise<T> {
+    try {
+      return await task();
+    } catch (err) {
+      if (!result.gzipFiles || toEngineError(err).kind !== 'corrupt') throw err;
+      for (const file of this.allFiles(result)) {
+        const found = await this.checkWhole(result, file, () => result.closed).then(
+          () => undefined,
+          (e: unknown) => toEngineError(e),
+        );
+        if (found?.kind === 'corrupt') throw found;
+      }
+      throw err;
+    }
+  }
+
+  private allFiles(result: OpenResult): number[] {
+    return result.gzipFiles ? result.gzipFiles.map((_, file) => file) : [];
   }
 
   private async plan(
     work: Work,
     source: ResultSource,
-  ): Promise<SourcePlan & { unpacked: string[]; perFile?: string[]; lineWindows?: LineWindows; fileCount: number }> {
+  ): Promise<SourcePlan & { unpacked: string[]; perFile?: string[]; lineWindows?: LineWindows; gzipFiles?: string[]; fileCount: number }> {
     const files = await inspectFiles(source, this.workDir);
     const options = { gzip: files.gzip, schema: source.schema };
     const reader = readerCall(files.format, files.paths, options);
@@ -583,7 +645,8 @@ export class ResultEngine {
       : undefined;
     const schema = source.schema;
     const lineWindows = files.format === 'jsonl' && schema ? { paths: files.paths, gzip: files.gzip, sql: jsonlLines(schema) } : undefined;
-    return { ...planSource(files.format, reader, described, source.schema), unpacked: files.unpacked, perFile, lineWindows, fileCount: files.paths.length };
+    const gzipFiles = files.gzip ? files.paths : undefined;
+    return { ...planSource(files.format, reader, described, source.schema), unpacked: files.unpacked, perFile, lineWindows, gzipFiles, fileCount: files.paths.length };
   }
 
   /** Copies the result into its table in the background; requests read from it as it fills. */
@@ -605,7 +668,14 @@ export class ResultEngine {
             (err: unknown) => toEngineError(err),
           );
           try {
-            const rows = await copy();
+            let rows: Awaited<ReturnType<typeof copy>>;
+            try {
+              rows = await copy();
+            } catch (err) {
+              // a file cut mid-line fails the copy as a malformed row: the damage says it better
+              result.damage = await damage;
+              throw result.damage ?? err;
+            }
             result.damage = await damage;
             if (result.damage) throw result.damage;
             return rows;

@@ -101,6 +101,30 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     await stillServes();
   });
 
+  it('reports a gzip CSV or TSV result cut short as damaged, naming the file, whether cut mid-line or where its lines are whole', async () => {
+    for (const format of ['csv', 'tsv'] as const) {
+      const downloaded = await results.download('canvas', 'users', format);
+      const eol = format === 'csv' ? '\r\n' : '\n';
+      const [header, ...body] = gunzipSync(await fs.readFile(downloaded.paths[0])).toString('utf8').trim().split(eol);
+      const many = [header, ...Array.from({ length: 40 }, () => body).flat()];
+      const packed = gzipSync(`${many.join(eol)}${eol}`);
+      const midLine = await file(`cut-mid.${format}.gz`, packed.subarray(0, Math.floor(packed.length * 0.8)));
+      const flushed = await file(`cut-whole-lines.${format}.gz`, gzipSync(`${many.slice(0, Math.floor(many.length * 0.6)).join(eol)}${eol}`, { finishFlush: constants.Z_FULL_FLUSH }));
+      const damage = (name: string): RegExp => new RegExp(`${name.replace(/\./g, '\\.')} is damaged \\(it ends early\\): download the job again`);
+
+      const mid = await engine.open({ paths: [midLine], schema: downloaded.schema });
+      assert.match(await rejection(engine.count(mid.handle, {}), 'corrupt'), damage(`cut-mid.${format}.gz`), `${format}: counted`);
+      assert.match(await rejection(engine.page(mid.handle, { sort: [{ column: 'key.id', descending: true }] }, 0, 5), 'corrupt'), damage(`cut-mid.${format}.gz`), `${format}: sorted`);
+      await engine.closeHandle(mid.handle);
+
+      const whole = await engine.open({ paths: [flushed], schema: downloaded.schema });
+      assert.match(await rejection(engine.count(whole.handle, {}), 'corrupt'), damage(`cut-whole-lines.${format}.gz`), `${format}: not ${many.length * 0.6} rows without a word`);
+      await engine.closeHandle(whole.handle);
+      assert.match(await rejection(engine.prepare({ paths: [flushed], schema: downloaded.schema }), 'corrupt'), damage(`cut-whole-lines.${format}.gz`), `${format}: a copy made ahead stops there`);
+    }
+    await stillServes();
+  });
+
   it('counts a file with a malformed record deep inside by its lines, and reports the record when the rows there are read', async () => {
     const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
     const many = Array.from({ length: 40 }, () => lines).flat();
