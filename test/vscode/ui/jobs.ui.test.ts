@@ -1,19 +1,22 @@
 // A query job as a person runs it in the workbench: Query Table from a table's context menu,
 // the status bar's spinner and count, the job completing in the Jobs view with its files,
 // a file opened in an editor, an incremental query from the job's point, and that point
-// still offered after the window reloads. The service is an emulator in this process whose
-// jobs take a few seconds, as real ones do. Screenshots of each step go to test-results/.
+// still offered after the window reloads; then Query Table from the palette, whose table step
+// shows the tables the tree listed without a listing of its own (5 a minute). The service is
+// an emulator in this process whose jobs take a few seconds, as real ones do, and whose
+// request log counts the listings. Screenshots of each step go to test-results/.
 
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
+import { tablesOf } from '../../support/emulatorTables';
 import { screenshot } from '../harness/browser';
 import { contextMenu, jobRow, pickStep, queryTableFromTree, settle, statusItem } from '../harness/jobSteps';
 import { addConnection, workbenchSuite } from '../harness/uiSuite';
 import { hoverOf } from '../harness/webviews';
-import { clickRow, expandRow, openDataQueryView, treeRow } from '../harness/workbench';
+import { clickRow, expandRow, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
 
 const CONNECTION = 'Local service';
 const JOB = 'canvas.accounts';
@@ -95,6 +98,33 @@ describe('Query jobs in the VS Code workbench', function () {
     const { text } = await pickStep(page, 'Query Table (2/2)', 'Changes since');
     await screenshot(page, 'jobs-ui-9-after-reload-changes-offered');
     assert.ok(text.includes(`Changes since ${until}`), `after a reload the incremental from ${until} is pre-selected: ${text}`);
+    await page.keyboard.press('Escape');
+  });
+
+  it('runs Query Table from the palette after the tree listed canvas: its table step shows those tables and spends no listing', async () => {
+    const { page } = workbench();
+    const tables = [...(await tablesOf(service, 'canvas'))].sort();
+    await openDataQueryView(page);
+    await expandRow(page, CONNECTION);
+    await expandRow(page, 'canvas');
+    await treeRow(page, 'accounts').waitFor(); // the tree has listed canvas
+    const listings = (): number => service.requestLog.entries().filter((e) => e.operation === 'listTables').length;
+    const before = listings();
+    assert.ok(before >= 2, 'the tree listed canvas (and so did the reference listing here)');
+
+    await runPaletteCommand(page, 'Data Query: Query Table...');
+    await pickStep(page, 'Query Table (1/', CONNECTION);
+    await page.keyboard.press('Enter');
+    await pickStep(page, 'Query Table (2/', 'canvas');
+    await page.keyboard.press('Enter');
+    const { text } = await pickStep(page, 'Query Table (3/', 'accounts');
+    assert.equal(text.trim(), 'accounts', 'the table of the last job is pre-selected');
+    // the list holds every table of canvas: the last one is found by typing its name
+    const last = tables[tables.length - 1];
+    await page.locator('.quick-input-widget input').fill(last);
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: last }).first().waitFor();
+    await screenshot(page, 'jobs-ui-10-palette-table-step');
+    assert.equal(listings(), before, 'the table step listed nothing: it read the tables the tree kept');
     await page.keyboard.press('Escape');
   });
 });

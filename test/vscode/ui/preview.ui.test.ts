@@ -2,7 +2,9 @@
 // Preview from the completion notification and from the Jobs view, the grid's first rows and
 // row count, a sort (by mouse and by keyboard), a jump far down and a scroll, a column filter,
 // and a statement run in the SQL console. The downloaded file, read here, is the reference for
-// what the grid shows.
+// what the grid shows. In the SQL console also: a statement that runs long offers Cancel in a
+// notification and stops when it is chosen, and rows whose read failed are read again when the
+// user next moves (a file the statement reads is taken away and put back).
 // Screenshots of each step go to test-results/ (the grid's also serves the README).
 
 import * as assert from 'node:assert/strict';
@@ -15,6 +17,7 @@ import { contextMenu, jobRow, queryTableFromTree } from '../harness/jobSteps';
 import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
 import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
+import { WINDOW_ROWS } from '../../../src/webview/previewProtocol';
 
 const SAMPLE = 'Sample data';
 const JOB = 'canvas_logs.web_logs';
@@ -63,6 +66,11 @@ async function statusText(grid: FrameLocator): Promise<string> {
   return grid.locator('.toolbar .status').innerText();
 }
 
+/** Scrolls a narrow grid's page back to its left edge, where the "Go to" box moved it from, for a screenshot. */
+async function scrollToStart(grid: FrameLocator): Promise<void> {
+  await grid.locator('body').evaluate((body) => body.ownerDocument.defaultView?.scrollTo(0, 0));
+}
+
 /** Rests the pointer on an empty part of the side bar: no hover in the grid, no click in it. */
 async function restPointer(page: Page): Promise<void> {
   await page.mouse.move(200, 380);
@@ -79,7 +87,28 @@ describe('Result preview in the VS Code workbench', function () {
 
   async function closeAllEditors(page: Page): Promise<void> {
     await runPaletteCommand(page, 'View: Close All Editors');
-    await until(page, 'every webview closed', () => page.locator('iframe.webview').count(), (n) => n === 0);
+    // a SQL console with statements typed into it asks whether to save them: it need not
+    const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Don\'t Save' });
+    const open = async (): Promise<number> => {
+      if (await dontSave.isVisible()) await dontSave.click();
+      return (await page.locator('iframe.webview').count()) + (await page.locator('.editor-group-container .tab').count());
+    };
+    await until(page, 'every editor and webview closed', open, (n) => n === 0);
+  }
+
+  /**
+   * Opens a new SQL console, types `statement` into it and runs it with the Run lens above it
+   * (the console's first lines are comments, so the only lens is the statement's).
+   */
+  async function runInNewConsole(page: Page, statement: string): Promise<void> {
+    await closeAllEditors(page);
+    await runPaletteCommand(page, 'Data Query: Open SQL Console');
+    const editor = page.locator('.editor-group-container .monaco-editor').first();
+    await editor.locator('.view-line', { hasText: 'Data Query SQL console' }).first().waitFor();
+    await page.keyboard.press('Control+End'); // below the console's first lines
+    await page.keyboard.insertText(statement);
+    await page.keyboard.press('Escape'); // no completion list in the way
+    await editor.locator('.codelens-decoration a', { hasText: 'Run' }).first().click();
   }
 
   async function previewFromJobsView(page: Page): Promise<FrameLocator> {
@@ -300,5 +329,72 @@ describe('Result preview in the VS Code workbench', function () {
     );
     await restPointer(page);
     await screenshot(page, 'preview-ui-8-sql-result');
+  });
+
+  it('SQL console: a statement running over a second offers Cancel in a notification, and Cancel stops it; the grid says so', async () => {
+    const { page } = workbench();
+    // minutes of work for the engine: a filter over every pair of two long ranges
+    await runInNewConsole(page, 'SELECT count(*) AS pairs FROM range(400000) a(x), range(400000) b(y) WHERE (x * 7 + y) % 13 = 5;');
+    const running = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Running SELECT count(*) AS pairs' }).first();
+    await running.waitFor();
+    const cancel = running.locator('.monaco-button', { hasText: 'Cancel' });
+    assert.equal(await cancel.count(), 1, 'the notification offers Cancel');
+    await screenshot(page, 'preview-ui-10-sql-running');
+    await cancel.click();
+
+    const grid = await webviewWith(page, '.error', /cancelled/i);
+    assert.equal((await grid.locator('.error').innerText()).trim(), 'The query was cancelled.', 'the console\'s grid says the statement was cancelled');
+    assert.equal(await grid.locator('.row.head .name', { hasText: 'pairs' }).count(), 0, 'and shows no result of it');
+    await running.waitFor({ state: 'detached' });
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-11-sql-cancelled');
+  });
+
+  it('SQL console: rows whose read failed are asked for again when the user moves, and show once they can be read', async () => {
+    const { page, served } = workbench();
+    const folder = path.join(served.run.root, 'console-files');
+    fs.mkdirSync(folder, { recursive: true });
+    const file = path.join(folder, 'numbers.csv');
+    const away = `${file}.away`;
+    const total = 5 * WINDOW_ROWS;
+    fs.writeFileSync(file, `line_no\n${Array.from({ length: total }, (_n, i) => i + 1).join('\n')}\n`);
+    // each window past the first runs the statement again, reading the file again
+    await runInNewConsole(page, `SELECT line_no FROM read_csv('${file}') ORDER BY line_no;`);
+    const grid = await webviewWith(page, '.row.head .name', 'line_no');
+    await until(page, 'the first rows painted', () => paintedRows(grid), (shown) => shown.length >= 10 && shown[0].n === 1);
+    const loading = (): Promise<number> => grid.locator('.body .row.loading:not([hidden])').count();
+    const jumpFar = async (): Promise<void> => {
+      await grid.locator('.toolbar .jump').fill(String(total));
+      await grid.locator('.toolbar .jump').press('Enter');
+    };
+
+    fs.renameSync(file, away);
+    try {
+      await jumpFar();
+      const error = grid.locator('.error');
+      await until(page, 'the failed read shown', () => error.isVisible(), (shown) => shown);
+      assert.match(await error.innerText(), /No files found|numbers\.csv/, 'the grid says what failed');
+      await until(page, 'the rows far down left without values', loading, (n) => n > 0);
+      await restPointer(page);
+      await scrollToStart(grid);
+      await screenshot(page, 'preview-ui-12-rows-failed');
+    } finally {
+      fs.renameSync(away, file);
+    }
+
+    // the same place again: the failed windows are asked for again
+    await jumpFar();
+    const read = await until(
+      page,
+      'the rows read again',
+      async () => ({ loading: await loading(), rows: await paintedRows(grid) }),
+      (shown) => shown.loading === 0 && shown.rows.length >= 10,
+    );
+    assert.ok(read.rows[0].n > WINDOW_ROWS, `rows past the first window are on screen, from row ${read.rows[0].n}`);
+    for (const row of read.rows) assert.equal(row.cells[0], String(row.n), `row ${row.n} holds its line number`);
+    await until(page, 'the error gone once rows came', () => grid.locator('.error').isVisible(), (shown) => !shown);
+    await restPointer(page);
+    await scrollToStart(grid);
+    await screenshot(page, 'preview-ui-13-rows-read-again');
   });
 });
