@@ -43,6 +43,11 @@ export class PreviewSession {
   private view: ViewState = EMPTY_VIEW;
   private total: number | undefined;
   private error: string | undefined;
+  /**
+   * Why the current view has no count: `lasting` (damaged files: a page read before the damage
+   * does not make it go away) or `passing` (the engine restarted: asked again once a page reads).
+   */
+  private countFailure: 'lasting' | 'passing' | undefined;
   private shown: ShownRows | undefined;
   private reads = new AbortController();
   private readonly waiters: { condition: (state: PreviewState) => boolean; done: () => void }[] = [];
@@ -115,13 +120,18 @@ export class PreviewSession {
    */
   private async read(offset: number, limit: number, answer?: (rows: unknown[][] | undefined) => void): Promise<unknown[][]> {
     const source = this.source;
-    if (!source) return [];
+    if (!source) {
+      // nothing to read (the source failed to open): the grid shows the failure, not a wait
+      answer?.([]);
+      return [];
+    }
     const version = this.version;
     try {
       const rows = await source.page(engineView(this.view), offset, limit, this.reads.signal);
       if (version === this.version) {
-        if (this.error !== undefined) this.setError(undefined);
+        if (this.error !== undefined && this.countFailure !== 'lasting') this.setError(undefined);
         answer?.(rows);
+        if (this.countFailure === 'passing') this.countRows();
       }
       return rows;
     } catch (err) {
@@ -189,6 +199,7 @@ export class PreviewSession {
   }
 
   private countRows(): void {
+    this.countFailure = undefined;
     const source = this.source;
     if (!source) return;
     const version = this.version;
@@ -200,20 +211,25 @@ export class PreviewSession {
         this.settleWaiters();
       },
       (err: unknown) => {
-        if (version === this.version && !isCancellation(err)) this.setError(err);
+        if (version !== this.version || isCancellation(err)) return;
+        this.countFailure = errorKind(err) === 'corrupt' ? 'lasting' : 'passing';
+        this.setError(err);
       },
     );
   }
 
   private sendInit(): void {
-    if (!this.source) return;
+    if (!this.source) {
+      if (this.error !== undefined) this.post({ type: 'error', message: this.error });
+      return;
+    }
     this.post({ type: 'init', title: this.title, columns: this.source.columns, canShape: this.source.canShape, view: this.view, version: this.version });
     if (this.total !== undefined) this.post({ type: 'count', version: this.version, total: this.total });
     if (this.error !== undefined) this.post({ type: 'error', message: this.error });
   }
 
   private setError(err: unknown): void {
-    this.error = err === undefined ? undefined : err instanceof Error ? err.message : String(err);
+    this.error = err === undefined ? undefined : messageOf(err);
     this.post({ type: 'error', message: this.error });
     if (this.error === undefined) return;
     this.logger.warn(`Preview of ${this.title}: ${this.error}`);
@@ -232,4 +248,16 @@ export class PreviewSession {
   private post(message: ToWebview): void {
     if (this.ready) this.host.post(message);
   }
+}
+
+/** The failure as the grid shows it: its message, and what to do when that is said apart (a DqError's hint). */
+function messageOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const hint = (err as { hint?: unknown }).hint;
+  return typeof hint === 'string' && hint && !err.message.includes(hint) ? `${err.message} ${hint}` : err.message;
+}
+
+function errorKind(err: unknown): string | undefined {
+  const kind = (err as { kind?: unknown } | undefined)?.kind;
+  return typeof kind === 'string' ? kind : undefined;
 }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { nullLogger } from '../../../src/core/logger';
 import type { View } from '../../../src/engine/engineProtocol';
+import { DqError } from '../../../src/client/errors';
 import { EngineError } from '../../../src/engine/engineErrors';
 import { PreviewSession } from '../../../src/extension/preview/previewSession';
 import type { RowSource } from '../../../src/extension/preview/rowSource';
@@ -182,5 +183,45 @@ describe('preview session', () => {
     s.fail(new EngineError('corrupt', 'IO Error: part-1.jsonl.gz is not a gzip file. Download the job again.'));
     assert.deepEqual(posted, [{ type: 'error', message: 'IO Error: part-1.jsonl.gz is not a gzip file. Download the job again.' }]);
     assert.match(String((await s.whenShown()).error), /not a gzip file/);
+  });
+
+  it('shows a failure that came before the grid was ready once it is, with what to do, and answers its fetches', async () => {
+    const { session: s, posted } = session();
+    s.fail(new DqError('io', 'Cannot read part-00000.jsonl.gz (ENOENT).', { hint: 'Download the job again.' }));
+    assert.deepEqual(posted, [], 'nothing is posted before the page can receive it');
+    await s.receive({ type: 'ready' });
+    assert.deepEqual(posted, [{ type: 'error', message: 'Cannot read part-00000.jsonl.gz (ENOENT). Download the job again.' }]);
+    await s.receive({ type: 'fetch', version: s.state().version, offset: 0, limit: 200 });
+    assert.deepEqual(posted.at(-1), { type: 'rows', version: s.state().version, offset: 0, rows: [] }, 'the grid is not left reading');
+  });
+
+  it('asks for the count again once a page reads after the engine stopped during the count', async () => {
+    const { session: s, posted } = session();
+    const fast = numbers();
+    let engineDown = true;
+    const crashed = new EngineError('crashed', 'The SQL engine stopped unexpectedly (SIGKILL). Try again: the next action starts it afresh.');
+    s.attach({ ...fast, count: (view, signal) => (engineDown ? Promise.reject(crashed) : fast.count(view, signal)) });
+    await s.receive({ type: 'ready' });
+    await settle();
+    assert.equal(s.state().error, crashed.message);
+    engineDown = false;
+    await s.receive({ type: 'fetch', version: s.state().version, offset: 200, limit: 200 });
+    await settle();
+    assert.equal(s.state().error, undefined);
+    assert.equal(s.state().total, TOTAL, 'the count came after all');
+    assert.deepEqual(posted.filter((m) => m.type === 'count'), [{ type: 'count', version: s.state().version, total: TOTAL }]);
+  });
+
+  it('keeps saying a file is damaged when the rows before the damage read well', async () => {
+    const { session: s } = session();
+    const damaged = new EngineError('corrupt', 'part-2.jsonl.gz is damaged (it ends early): download the job again.');
+    let counts = 0;
+    s.attach({ ...numbers(), count: () => (counts++, Promise.reject(damaged)) });
+    await s.receive({ type: 'ready' });
+    await settle();
+    await s.receive({ type: 'fetch', version: s.state().version, offset: 200, limit: 200 });
+    await settle();
+    assert.equal(s.state().error, damaged.message, 'the damage is still said');
+    assert.equal(counts, 1, 'and not counted again on every page');
   });
 });
