@@ -330,7 +330,7 @@ export class ResultEngine {
           return { rows, path: target.path };
         } catch (err) {
           await rm(partial, { force: true });
-          throw err;
+          throw unwritable(err, partial, target.path) ?? err;
         } finally {
           clearInterval(timer);
         }
@@ -723,6 +723,15 @@ export class ResultEngine {
       conn.closeSync();
     }
   }
+}
+
+/** A failure to write the export's file, told by the file the user chose (not the one written first). */
+function unwritable(err: unknown, partial: string, target: string): EngineError | undefined {
+  const message = err instanceof Error ? err.message : String(err);
+  const at = message.indexOf(partial);
+  if (at < 0) return undefined;
+  const reason = message.slice(at + partial.length).replace(/^["']?:?\s*/, '').split('\n')[0].trim();
+  return new EngineError('io', `Cannot write ${target}${reason ? ` (${reason})` : ''}. Choose a folder that exists and that you may write to.`);
 }
 
 async function describe(conn: DuckDBConnection, reader: string): Promise<FileColumn[]> {

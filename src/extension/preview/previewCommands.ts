@@ -41,7 +41,8 @@ export interface ExportArgs {
 
 export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
   const { engine, jobs, logger } = deps;
-  const panels = new PreviewPanels({ extensionUri: deps.extensionUri, logger, onExport: (panel) => void exportResult({ panel }) });
+  // the grid's Export… button acts as a menu does: its failures are shown, not thrown
+  const panels = new PreviewPanels({ extensionUri: deps.extensionUri, logger, onExport: (panel) => void exportResult(panel) });
   const consoles = new SqlConsoles(engine, jobs, panels);
 
   const failed = (arg: unknown, what: string, err: unknown): undefined => {
@@ -62,7 +63,8 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     }
   };
 
-  const exportResult = async (arg?: ExportArgs & Record<string, unknown>): Promise<ExportResult | undefined> => {
+  const exportResult = async (given?: PreviewPanel | (ExportArgs & Record<string, unknown>)): Promise<ExportResult | undefined> => {
+    const arg = given instanceof PreviewPanel ? { panel: given } : given;
     try {
       const target = resolvePreviewTarget(arg, jobs);
       const panel = arg?.panel instanceof PreviewPanel ? arg.panel : panels.active();
@@ -81,7 +83,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
       });
       return result;
     } catch (err) {
-      return failed(arg, 'Export', err);
+      return failed(given, 'Export', err);
     }
   };
 

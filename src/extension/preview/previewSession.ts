@@ -7,7 +7,7 @@ import type { Logger } from '../../core/logger';
 import type { ExportSource, ResultColumn } from '../../engine/engineProtocol';
 import { engineView } from '../../webview/filterText';
 import { EMPTY_VIEW, parseToHost, type ToWebview, type ViewState } from '../../webview/previewProtocol';
-import { isCancellation } from './cancellation';
+import { isCancellation } from '../ui/cancellation';
 import type { RowSource } from './rowSource';
 
 export interface ShownRows {

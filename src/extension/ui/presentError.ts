@@ -3,10 +3,10 @@
 // Callers that were given an argument object get it as a rejected Error instead.
 
 import * as vscode from 'vscode';
-import { isCancelled } from '../../client/errors';
 import type { Logger } from '../../core/logger';
 import { failureOf } from '../../jobs/jobEntry';
 import { failureText } from '../../jobs/statusTexts';
+import { isCancellation } from './cancellation';
 
 export interface ErrorAction {
   title: string;
@@ -17,7 +17,7 @@ const SHOW_LOG = 'Show Log';
 
 /** `what` names the attempt, e.g. `Query of canvas.users`. Cancellations are only logged. */
 export function presentError(logger: Logger, what: string, err: unknown, actions: readonly ErrorAction[] = []): void {
-  if (isCancelled(err)) {
+  if (isCancellation(err)) {
     logger.info(`${what}: cancelled.`);
     return;
   }

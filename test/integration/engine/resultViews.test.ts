@@ -130,4 +130,11 @@ describe('engine: paging, sorting, filtering, SQL and export over a whole result
     const left = (await fs.readdir(results.dir)).filter((f) => f.startsWith('cancelled.csv'));
     assert.deepEqual(left, [], 'no file of the cancelled export is left');
   });
+
+  it('says which file it could not write when the export\'s folder is missing, naming the file chosen', async () => {
+    const target = path.join(results.dir, 'no such folder', 'users.csv');
+    const err = await engine.export({ handle: users.handle, view: {} }, { path: target, format: 'csv' }).then(() => assert.fail('the folder is missing'), (e: unknown) => e);
+    assert.ok(isEngineError(err) && err.kind === 'io', String(err));
+    assert.equal(err.message, `Cannot write ${target} (No such file or directory). Choose a folder that exists and that you may write to.`);
+  });
 });
