@@ -278,8 +278,12 @@ export class ResultEngine {
 
   sql(work: Work, text: string, offset: number, limit: number, database?: AttachedDatabase): Promise<SqlPage> {
     return this.run(work, (conn) => this.onDatabase(conn, database, async () => {
-      const statements = await conn.extractStatements(text);
-      if (statements.count === 0) throw new EngineError('syntax', 'There is no SQL statement to run. Write one, then run it.');
+      const none = new EngineError('syntax', 'There is no SQL statement to run. Write one, then run it.');
+      // DuckDB fails on text of only comments and semicolons rather than finding no statement
+      const statements = await conn.extractStatements(text).catch((err: unknown) => {
+        throw onlyComments(text) ? none : err;
+      });
+      if (statements.count === 0) throw none;
       for (let i = 0; i < statements.count - 1; i++) await (await statements.prepare(i)).run();
       const last = await statements.prepare(statements.count - 1);
       const reader = await last.streamAndReadUntil(whole(offset) + whole(limit));
@@ -723,6 +727,11 @@ export class ResultEngine {
       conn.closeSync();
     }
   }
+}
+
+/** Text holding nothing but comments, semicolons and white space (judged only once DuckDB has failed on it). */
+function onlyComments(text: string): boolean {
+  return text.replace(/\/\*[\s\S]*?(\*\/|$)/g, '').replace(/--[^\n]*/g, '').replace(/[;\s]/g, '') === '';
 }
 
 /** A failure to write the export's file, told by the file the user chose (not the one written first). */

@@ -172,6 +172,13 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     await rejection(opened, 'schema');
   });
 
+  it('says there is no statement to run when the console runs only comments or semicolons', async () => {
+    for (const text of ['-- Data Query SQL console\n-- a second comment', ';', '/* a note */ ;\n']) {
+      assert.equal(await rejection(engine.sql(text, 0, 5), 'syntax'), 'There is no SQL statement to run. Write one, then run it.', JSON.stringify(text));
+    }
+    await stillServes();
+  });
+
   it('answers a syntax error or an unknown name in the console with the SQL error', async () => {
     assert.match(await rejection(engine.sql('SELEC 1', 0, 10), 'syntax'), /syntax error at or near "SELEC"/);
     assert.match(await rejection(engine.sql('SELECT * FROM no_such_table', 0, 10), 'syntax'), /no_such_table/);
