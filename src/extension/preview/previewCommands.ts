@@ -43,7 +43,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
   const { engine, jobs, logger } = deps;
   // the grid's Export… button acts as a menu does: its failures are shown, not thrown
   const panels = new PreviewPanels({ extensionUri: deps.extensionUri, logger, onExport: (panel) => void exportResult(panel) });
-  const consoles = new SqlConsoles(engine, jobs, panels);
+  const consoles = new SqlConsoles(engine, jobs, panels, logger);
 
   const failed = (arg: unknown, what: string, err: unknown): undefined => {
     if (isArgumentObject(arg)) throw userError(logger, what, err);

@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import type { EngineClient } from '../../engine/engineClient';
 import type { AttachedDatabase } from '../../engine/engineProtocol';
 import { isRecord } from '../../core/isRecord';
+import type { Logger } from '../../core/logger';
 import { WINDOW_ROWS } from '../../webview/previewProtocol';
+import { isCancellation } from '../ui/cancellation';
 import { viewNames, type DownloadedJobsProvider } from './downloadedJobs';
 import type { PreviewPanel } from './previewPanel';
 import type { PreviewPanels } from './previewPanels';
@@ -106,6 +108,8 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
   private readonly running = new Map<string, AbortController>();
   /** view name -> key of the job it was registered for */
   private readonly registered = new Map<string, string>();
+  /** view name -> key of the job whose files could not be read for it (said once in the log) */
+  private readonly unreadable = new Map<string, string>();
   private views: ConsoleView[] | undefined;
   private viewsSynced: Promise<void> = Promise.resolve();
 
@@ -113,6 +117,7 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     private readonly engine: ConsoleEngine,
     private readonly jobs: DownloadedJobsProvider,
     private readonly panels: PreviewPanels,
+    private readonly logger: Logger,
   ) {}
 
   register(): vscode.Disposable[] {
@@ -229,10 +234,24 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     return synced;
   }
 
+  /**
+   * A job whose files cannot be read (deleted, damaged) gets no view, and says so once in the
+   * log; it never fails the statement, which may not even name it.
+   */
   private async registerNewViews(): Promise<void> {
     for (const { name, job } of viewNames(this.jobs())) {
       if (this.registered.get(name) === job.key) continue;
-      await this.engine.registerView(name, await jobSource(job));
+      try {
+        await this.engine.registerView(name, await jobSource(job));
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        if (this.unreadable.get(name) !== job.key) {
+          this.unreadable.set(name, job.key);
+          this.logger.warn(`SQL console: no view ${name}, as the files of job ${job.jobId} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        continue;
+      }
+      this.unreadable.delete(name);
       this.registered.set(name, job.key);
       this.views = undefined;
     }

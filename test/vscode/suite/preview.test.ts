@@ -210,4 +210,28 @@ describe('Result preview and SQL console', function () {
     }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
+
+  it('keeps the console working when a downloaded job\'s files are gone: other views and plain statements run, the log says which view is missing', async () => {
+    const gone = (await vscode.commands.executeCommand('dataQuery.queryTable', { connection: SAMPLE, namespace: 'canvas', table: 'courses', format: 'jsonl' })) as {
+      job: { id: string };
+      files: { path: string }[];
+    };
+    for (const f of gone.files) await fs.rm(f.path);
+    const offset = extensionLog().length;
+    const editor = (await vscode.commands.executeCommand('dataQuery.openSqlConsole')) as vscode.TextEditor;
+    const uri = editor.document.uri.toString();
+
+    const plain = (await vscode.commands.executeCommand('dataQuery.runSqlStatement', { uri, text: 'SELECT 42 AS answer' })) as PreviewPanel;
+    assert.equal(plain.state().error, undefined, 'a statement that names no job runs');
+    assert.deepEqual(await plain.rows(0, 1), [[42]]);
+    const other = (await vscode.commands.executeCommand('dataQuery.runSqlStatement', { uri, text: 'SELECT count(*) AS n FROM canvas_logs.web_logs' })) as PreviewPanel;
+    assert.equal(other.state().error, undefined, 'nor does one over another job');
+    assert.equal(Number((await other.rows(0, 1))[0][0]), records.length);
+    const deadline = Date.now() + 30_000;
+    while (!/SQL console: no view canvas\.courses/.test(extensionLog().slice(offset))) {
+      assert.ok(Date.now() < deadline, `the log names the view it could not make:\n${extensionLog().slice(offset)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });
