@@ -56,22 +56,28 @@ export class PreviewPanel implements vscode.Disposable {
   /**
    * Shows a source's rows once it opens; settles when the grid has painted its first rows, or
    * shows why it could not (the state's `error`). A source that is no longer `wanted` by then (a
-   * newer one was asked for) is closed unseen, and so is its failure.
+   * newer one was asked for, or the panel was closed) is closed unseen, and so is its failure.
    */
   async show(opening: Promise<RowSource>, wanted: () => boolean = () => true): Promise<PreviewState> {
+    // a panel closed while its source opened wants nothing: the source closes unseen
+    const stillWanted = (): boolean => !this.disposed && wanted();
     try {
       const source = await opening;
-      if (!wanted()) {
+      if (!stillWanted()) {
         void source.close().catch(() => undefined);
         return this.session.state();
       }
       this.webviewPanel.title = source.title;
       this.session.attach(source);
     } catch (err) {
-      if (!wanted()) return this.session.state();
+      if (!stillWanted()) return this.session.state();
       this.session.fail(err);
     }
     return this.session.whenShown();
+  }
+
+  private get disposed(): boolean {
+    return this.subscriptions.length === 0;
   }
 
   state(): PreviewState {
