@@ -53,7 +53,7 @@ function filterCondition(filter: Filter, column: ResultColumn): { condition: str
     case 'is not null':
       return { condition: `${id} IS NOT NULL` };
     case 'contains':
-      return { condition: `contains(lower(CAST(${id} AS VARCHAR)), lower(?))`, value: filter.value ?? '' };
+      return { condition: `contains(lower(${shownText(id, column)}), lower(?))`, value: filter.value ?? '' };
     case '=':
     case '!=':
     case '<':
@@ -67,6 +67,12 @@ function filterCondition(filter: Filter, column: ResultColumn): { condition: str
     default:
       throw new EngineError('syntax', `Unknown filter operator "${String(filter.op)}".`);
   }
+}
+
+/** A column's values as text the way the grid shows them: timestamps in ISO 8601 (rowValues.ts). */
+function shownText(id: string, column: ResultColumn): string {
+  const text = `CAST(${id} AS VARCHAR)`;
+  return column.sqlType.startsWith('TIMESTAMP') ? `regexp_replace(replace(${text}, ' ', 'T'), '\\+00(:00)?$', 'Z')` : text;
 }
 
 /** The type a comparison filter's value is read as: the column's own, or text for JSON and nested values. */
