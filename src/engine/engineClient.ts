@@ -1,6 +1,6 @@
 // The engine as the extension and the CLI use it. DuckDB runs in a child process started on
-// first use and stopped after a quiet spell, so a native crash or a runaway query never
-// takes the caller down. The client remembers what is open and registered: after an idle
+// first use and stopped after a quiet spell with nothing open in it (no result, no console
+// holding it), so a native crash or a runaway query never takes the caller down. The client remembers what is open and registered: after an idle
 // stop or a crash the next call starts a new process and reopens what it needs there.
 
 import { fork, type ChildProcess } from 'node:child_process';
@@ -66,6 +66,8 @@ export class EngineClient {
   private readonly opened = new Set<string>();
   private readonly views = new Map<string, ResultSource>();
   private idleTimer?: NodeJS.Timeout;
+  /** callers that keep the process (and what they made in it) alive while they are open */
+  private holds = 0;
   private disposed = false;
   private readonly logger: Logger;
   private memoryLimitMb: number;
@@ -139,6 +141,21 @@ export class EngineClient {
     if (changes.memoryLimitMb !== undefined && changes.memoryLimitMb !== this.memoryLimitMb) changed.memoryLimitMb = this.memoryLimitMb = changes.memoryLimitMb;
     if (changes.keptCopiesMb !== undefined && changes.keptCopiesMb !== this.keptCopiesMb) changed.keptCopiesMb = this.keptCopiesMb = changes.keptCopiesMb;
     if (Object.keys(changed).length > 0 && this.child && !this.disposed) await this.call('configure', changed);
+  }
+
+  /**
+   * Keeps the process from its idle stop until the returned function is called: for a SQL
+   * console, whose tables and settings live in the process.
+   */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      if (this.pending.size === 0) this.scheduleIdleStop();
+    };
   }
 
   async closeHandle(handle: string): Promise<void> {
@@ -280,9 +297,14 @@ export class EngineClient {
     }
   }
 
+  /** Stops the process after the idle time, unless by then a result is open or a caller holds it. */
   private scheduleIdleStop(): void {
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => void this.stop(), this.options.idleMs ?? DEFAULT_IDLE_MS);
+    this.idleTimer = setTimeout(() => {
+      // an open result would lose its copy in progress (kept only once complete and closed)
+      if (this.pending.size > 0 || this.sources.size > 0 || this.holds > 0) return;
+      void this.stop();
+    }, this.options.idleMs ?? DEFAULT_IDLE_MS);
     this.idleTimer.unref();
   }
 

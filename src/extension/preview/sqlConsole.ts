@@ -23,7 +23,7 @@ export const RUN_SQL_COMMAND = 'dataQuery.runSqlStatement';
 /** True while the active editor is a Data Query SQL console (Ctrl+Enter runs its statement). */
 export const SQL_CONSOLE_CONTEXT = 'dataQuery.sqlConsole';
 
-export type ConsoleEngine = PreviewEngine & Pick<EngineClient, 'registerView' | 'listViews'>;
+export type ConsoleEngine = PreviewEngine & Pick<EngineClient, 'registerView' | 'listViews' | 'hold'>;
 
 export interface RunSqlArgs {
   /** the console's document URI (the active editor's when absent) */
@@ -106,6 +106,8 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
   private readonly databases = new Map<string, AttachedDatabase>();
   /** console document URI -> its statement under way: a newer run, Cancel or closing the console stops it */
   private readonly running = new Map<string, AbortController>();
+  /** console document URI -> its hold on the engine: tables a console made live as long as it does */
+  private readonly holds = new Map<string, () => void>();
   /** view name -> key of the job it was registered for */
   private readonly registered = new Map<string, string>();
   /** view name -> key of the job whose files could not be read for it (said once in the log) */
@@ -129,11 +131,20 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
       vscode.languages.registerCompletionItemProvider(selector, this, '.'),
       vscode.window.onDidChangeActiveTextEditor((editor) => this.updateContext(editor)),
       vscode.workspace.onDidCloseTextDocument((doc) => {
-        this.stop(doc.uri.toString());
-        this.consoles.delete(doc.uri.toString());
-        this.databases.delete(doc.uri.toString());
+        const key = doc.uri.toString();
+        this.stop(key);
+        this.consoles.delete(key);
+        this.databases.delete(key);
+        this.holds.get(key)?.();
+        this.holds.delete(key);
       }),
-      { dispose: () => [...this.running.keys()].forEach((key) => this.stop(key)) },
+      {
+        dispose: () => {
+          [...this.running.keys()].forEach((key) => this.stop(key));
+          for (const release of this.holds.values()) release();
+          this.holds.clear();
+        },
+      },
     ];
   }
 
@@ -141,6 +152,7 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     const content = onDatabase ? databaseTemplate(onDatabase) : CONSOLE_TEMPLATE;
     const document = await vscode.workspace.openTextDocument({ language: 'sql', content });
     this.consoles.set(document.uri.toString(), undefined);
+    this.holds.set(document.uri.toString(), this.engine.hold());
     if (onDatabase) this.databases.set(document.uri.toString(), onDatabase.database);
     const editor = await vscode.window.showTextDocument(document);
     editor.selection = new vscode.Selection(document.lineAt(document.lineCount - 1).range.end, document.lineAt(document.lineCount - 1).range.end);
