@@ -13,6 +13,7 @@ import type {
   ExportTarget,
   FromHost,
   HostSettings,
+  KeptSqlPage,
   Method,
   OpenedResult,
   Page,
@@ -105,6 +106,29 @@ export class EngineClient {
   /** With `database`, the statement runs on that database file, attached read-only for it alone. */
   sql(text: string, offset: number, limit: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<SqlPage> {
     return this.call('sql', database ? { text, offset, limit, database } : { text, offset, limit }, signal);
+  }
+
+  /**
+   * A console statement run once, its rows kept in the engine as they stream in: the first
+   * `limit` now, later ones and the count through `keptRows` and `keptCount`, until `dropKept`.
+   */
+  async sqlKept(text: string, limit: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<KeptSqlPage & { id: string }> {
+    const id = `k${this.nextHandle++}`;
+    const first = await this.call('sqlKept', database ? { id, text, limit, database } : { id, text, limit }, signal);
+    return { ...first, id };
+  }
+
+  keptRows(id: string, offset: number, limit: number, signal?: AbortSignal): Promise<unknown[][]> {
+    return this.call('keptRows', { id, offset, limit }, signal);
+  }
+
+  keptCount(id: string, signal?: AbortSignal): Promise<number> {
+    return this.call('keptCount', { id }, signal);
+  }
+
+  async dropKept(id: string): Promise<void> {
+    // rows kept in a process that has stopped went with it
+    if (this.child && !this.disposed) await this.call('dropKept', { id });
   }
 
   /** `<namespace>.<table>` and `<namespace>.<table>__<job id prefix>` views for the SQL console. */

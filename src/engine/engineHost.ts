@@ -65,6 +65,18 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
       const p = params as RequestParams['sql'];
       return engine.sql(work, p.text, p.offset, p.limit, p.database);
     }
+    case 'sqlKept': {
+      const p = params as RequestParams['sqlKept'];
+      return engine.sqlKept(work, p.id, p.text, p.limit, p.database);
+    }
+    case 'keptRows': {
+      const p = params as RequestParams['keptRows'];
+      return engine.consoleRows.rows(p.id, p.offset, p.limit, work);
+    }
+    case 'keptCount':
+      return engine.consoleRows.count((params as RequestParams['keptCount']).id, work);
+    case 'dropKept':
+      return engine.consoleRows.drop((params as RequestParams['dropKept']).id);
     case 'registerView': {
       const p = params as RequestParams['registerView'];
       return engine.registerView(work, p.name, p.source);

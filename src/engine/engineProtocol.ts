@@ -72,8 +72,9 @@ export interface ExportTarget {
 
 /**
  * A DuckDB database file a statement runs on (a synced database): attached read-only as
- * `alias` for that one request and detached when no request uses it any more, so the file is
- * never held between statements and a sync can always open it for writing. The statement's
+ * `alias` while that statement runs (a console statement: until its last row is kept) and
+ * detached when none uses it any more, so the file is not held between statements and a sync
+ * can open it for writing. The statement's
  * default catalog is the database: `canvas.users` names its table, and the in-memory views of
  * downloaded jobs stay reachable as `memory.<namespace>.<table>`.
  */
@@ -83,7 +84,13 @@ export interface AttachedDatabase {
   alias: string;
 }
 
-export type ExportSource = { handle: string; view?: View } | { sql: string; database?: AttachedDatabase };
+/** What an export writes: a result's view, a statement run again, or a console statement's kept rows. */
+export type ExportSource = { handle: string; view?: View } | { sql: string; database?: AttachedDatabase } | { kept: string };
+
+/** A console statement's first rows; `total` once every row is in. */
+export interface KeptSqlPage extends SqlPage {
+  total?: number;
+}
 
 export const ENGINE_ERROR_KINDS = ['binding', 'corrupt', 'syntax', 'outOfMemory', 'cancelled', 'crashed', 'io', 'schema'] as const;
 export type EngineErrorKind = (typeof ENGINE_ERROR_KINDS)[number];
@@ -103,6 +110,11 @@ export interface RequestParams {
   page: { handle: string; view: View; offset: number; limit: number };
   count: { handle: string; view: View };
   sql: { text: string; offset: number; limit: number; database?: AttachedDatabase };
+  /** runs a statement once, keeping its rows as `id` (consoleRows.ts) */
+  sqlKept: { id: string; text: string; limit: number; database?: AttachedDatabase };
+  keptRows: { id: string; offset: number; limit: number };
+  keptCount: { id: string };
+  dropKept: { id: string };
   registerView: { name: string; source: ResultSource };
   listViews: Record<string, never>;
   export: { source: ExportSource; target: ExportTarget };
@@ -117,6 +129,10 @@ export interface RequestResults {
   page: Page;
   count: number;
   sql: SqlPage;
+  sqlKept: KeptSqlPage;
+  keptRows: unknown[][];
+  keptCount: number;
+  dropKept: void;
   registerView: void;
   listViews: { name: string; columns: ResultColumn[] }[];
   export: { rows: number; path: string };

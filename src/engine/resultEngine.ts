@@ -28,16 +28,17 @@
 // (when opened, counted or copied): one cut short where its lines happen to be whole reads to
 // DuckDB as a shorter file, and would be previewed short without a word.
 
-import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { EngineError, isEngineError, toEngineError, type StatementOrigin } from './engineErrors';
-import type { AttachedDatabase, ExportSource, ExportTarget, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
+import type { AttachedDatabase, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
 import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type ReadResult, type Reads } from './resultQueries';
 import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
+import { ConsoleRows } from './consoleRows';
 import { checkGzipEnd, countRecords, recordSpan, type Around, type LineSpan } from './fileLines';
 import { inspectFiles } from './sourceFiles';
 import { jsonlLines, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
@@ -156,7 +157,12 @@ export class ResultEngine {
     private readonly workDir: string,
     private readonly log: (message: string) => void,
     private readonly kept: KeptCopies,
-  ) {}
+  ) {
+    this.consoleRows = new ConsoleRows({ db, statementKinds, onDatabase: (conn, database, task) => this.onDatabase(conn, database, task) });
+  }
+
+  /** SQL console statements' rows, kept as they stream in */
+  readonly consoleRows: ConsoleRows;
 
   async open(work: Work, id: string, source: ResultSource): Promise<OpenedResult> {
     await this.closeHandle(id);
@@ -278,14 +284,7 @@ export class ResultEngine {
 
   sql(work: Work, text: string, offset: number, limit: number, database?: AttachedDatabase): Promise<SqlPage> {
     return this.run(work, (conn) => this.onDatabase(conn, database, async () => {
-      const none = new EngineError('syntax', 'There is no SQL statement to run. Write one, then run it.');
-      // DuckDB fails on text of only comments and semicolons rather than finding no statement
-      const statements = await conn.extractStatements(text).catch((err: unknown) => {
-        throw onlyComments(text) ? none : err;
-      });
-      if (statements.count === 0) throw none;
-      for (let i = 0; i < statements.count - 1; i++) await (await statements.prepare(i)).run();
-      const last = await statements.prepare(statements.count - 1);
+      const last = await lastStatement(conn, text);
       const reader = await last.streamAndReadUntil(whole(offset) + whole(limit));
       return {
         columns: columnsOf(reader),
@@ -294,6 +293,16 @@ export class ResultEngine {
         statementKind: this.statementKinds[last.statementType] ?? 'UNKNOWN',
       };
     }), 'sql');
+  }
+
+  /** A console statement, run once: its first `limit` rows now, the rest kept as `id` as they come (consoleRows.ts). */
+  async sqlKept(work: Work, id: string, text: string, limit: number, database?: AttachedDatabase): Promise<KeptSqlPage> {
+    if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
+    try {
+      return await this.consoleRows.run(work, id, limit, (conn) => lastStatement(conn, text), database);
+    } catch (err) {
+      throw toEngineError(err, 'sql');
+    }
   }
 
   /** `namespace.table` becomes view `table` in schema `namespace`, reading the files directly. */
@@ -322,7 +331,11 @@ export class ResultEngine {
     const options = target.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
     return this.run(work, (conn) => this.onDatabase(conn, database, async () => {
       if (result) await checkFilterValues(conn, view, result.columns);
-      const query = result ? viewQuery(result, view) : { sql: withoutTrailingSemicolons((source as { sql: string }).sql), params: [], readsStore: false, readsFiles: false };
+      // a console statement's kept rows are written once they are all in
+      const keptQuery = 'kept' in source ? await this.consoleRows.exportQuery(source.kept, work) : undefined;
+      const query = result
+        ? viewQuery(result, view)
+        : { sql: keptQuery ?? withoutTrailingSemicolons((source as { sql: string }).sql), params: [], readsStore: false, readsFiles: false };
       const copy = async (): Promise<{ rows: number; path: string }> => {
         await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
         const timer = setInterval(() => work.progress(Math.max(0, Number(conn.progress.rows_processed))), PROGRESS_MS);
@@ -727,6 +740,21 @@ export class ResultEngine {
       conn.closeSync();
     }
   }
+}
+
+/**
+ * Runs every statement of `text` but the last, and prepares the last: the one whose rows are
+ * shown. Text of no statement at all is the user's to correct.
+ */
+async function lastStatement(conn: DuckDBConnection, text: string): Promise<DuckDBPreparedStatement> {
+  const none = new EngineError('syntax', 'There is no SQL statement to run. Write one, then run it.');
+  // DuckDB fails on text of only comments and semicolons rather than finding no statement
+  const statements = await conn.extractStatements(text).catch((err: unknown) => {
+    throw onlyComments(text) ? none : err;
+  });
+  if (statements.count === 0) throw none;
+  for (let i = 0; i < statements.count - 1; i++) await (await statements.prepare(i)).run();
+  return statements.prepare(statements.count - 1);
 }
 
 /** Text holding nothing but comments, semicolons and white space (judged only once DuckDB has failed on it). */

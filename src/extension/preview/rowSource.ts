@@ -1,11 +1,12 @@
 // What a preview pages through: the files of a result (sortable and filterable over the
-// whole result by the engine) or the rows of one SQL statement (paged, as written).
+// whole result by the engine) or the rows of one SQL statement (run once, its rows kept in the
+// engine as they come, paged in the order it gave them).
 
 import type { EngineClient } from '../../engine/engineClient';
 import type { AttachedDatabase, ExportSource, ResultColumn, ResultSource, View } from '../../engine/engineProtocol';
 
 /** The engine calls a preview makes. */
-export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'count' | 'sql' | 'closeHandle' | 'export'>;
+export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'count' | 'sqlKept' | 'keptRows' | 'keptCount' | 'dropKept' | 'closeHandle' | 'export'>;
 
 export interface RowSource {
   readonly title: string;
@@ -33,25 +34,24 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
 }
 
 /**
- * Runs a statement for its first `firstRows` rows. A query's later rows are read by running it
- * again with an offset; any other statement (CREATE VIEW, SET ...) runs once. With `database`,
- * it runs on that database file (each run attaches it read-only for that run alone).
+ * Runs a statement (every statement of `text`, once) and answers once its first `firstRows`
+ * rows are in; the engine keeps the rest as they come, and the count once all are in. With
+ * `database`, it runs on that database file (attached read-only while the statement runs).
  */
 export async function runSqlStatement(engine: PreviewEngine, text: string, firstRows: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<RowSource> {
-  const first = await engine.sql(text, 0, firstRows, signal, database);
-  const repeatable = first.statementKind.toLowerCase() === 'select';
-  const knownCount = first.rows.length < firstRows || !repeatable ? first.rows.length : undefined;
+  const first = await engine.sqlKept(text, firstRows, signal, database);
   return {
     title: statementTitle(text),
     columns: first.columns,
     canShape: false,
     page: async (_view, offset, limit, pageSignal) => {
-      if (!repeatable || offset + limit <= first.rows.length) return first.rows.slice(offset, offset + limit);
-      return (await engine.sql(text, offset, limit, pageSignal, database)).rows;
+      const allFirst = first.total !== undefined && first.total <= first.rows.length;
+      if (allFirst || offset + limit <= first.rows.length) return first.rows.slice(offset, offset + limit);
+      return engine.keptRows(first.id, offset, limit, pageSignal);
     },
-    count: () => Promise.resolve(knownCount),
-    exportTarget: () => (database ? { sql: text, database } : { sql: text }),
-    close: () => Promise.resolve(),
+    count: (_view, countSignal) => (first.total !== undefined ? Promise.resolve(first.total) : engine.keptCount(first.id, countSignal)),
+    exportTarget: () => ({ kept: first.id }),
+    close: () => engine.dropKept(first.id),
   };
 }
 

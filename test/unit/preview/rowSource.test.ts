@@ -1,40 +1,53 @@
 import * as assert from 'node:assert/strict';
-import type { SqlPage } from '../../../src/engine/engineProtocol';
+import type { KeptSqlPage } from '../../../src/engine/engineProtocol';
 import { runSqlStatement, type PreviewEngine } from '../../../src/extension/preview/rowSource';
 
-/** An engine whose SQL returns rows 0..total-1 of one column, and counts its runs. */
-function engine(total: number, statementKind = 'SELECT'): PreviewEngine & { runs: number } {
+/** An engine whose statement gives rows 0..total-1 of one column, kept after one run; counts its calls. */
+function engine(total: number): PreviewEngine & { calls: string[] } {
+  const rows = (offset: number, limit: number): unknown[][] => Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => [offset + i]);
   const fake = {
-    runs: 0,
-    sql: (_text: string, offset: number, limit: number): Promise<SqlPage> => {
-      fake.runs += 1;
-      const rows = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => [offset + i]);
-      return Promise.resolve({ columns: [{ name: 'n', type: 'int64', sqlType: 'BIGINT' }], rows, offset, statementKind });
+    calls: [] as string[],
+    sqlKept: (_text: string, limit: number): Promise<KeptSqlPage & { id: string }> => {
+      fake.calls.push('run');
+      const first = rows(0, limit);
+      return Promise.resolve({ id: 'k1', columns: [{ name: 'n', type: 'int64', sqlType: 'BIGINT' }], rows: first, offset: 0, statementKind: 'SELECT', ...(total <= limit ? { total } : {}) });
+    },
+    keptRows: (id: string, offset: number, limit: number): Promise<unknown[][]> => {
+      fake.calls.push(`rows ${id} ${offset}`);
+      return Promise.resolve(rows(offset, limit));
+    },
+    keptCount: (id: string): Promise<number> => {
+      fake.calls.push(`count ${id}`);
+      return Promise.resolve(total);
+    },
+    dropKept: (id: string): Promise<void> => {
+      fake.calls.push(`drop ${id}`);
+      return Promise.resolve();
     },
   };
-  return fake as unknown as PreviewEngine & { runs: number };
+  return fake as unknown as PreviewEngine & { calls: string[] };
 }
 
 describe('a SQL statement as a preview source', () => {
   const signal = new AbortController().signal;
 
-  it('serves the first window from the first run and later windows by running the query again', async () => {
+  it('runs the statement once, serves the first window from it and later windows from its kept rows', async () => {
     const e = engine(1_000);
     const source = await runSqlStatement(e, 'SELECT n FROM t', 200, signal);
     assert.equal(source.canShape, false, 'sort and filter are not offered over a statement');
     assert.deepEqual(await source.page({}, 0, 2, signal), [[0], [1]]);
-    assert.equal(e.runs, 1);
     assert.deepEqual(await source.page({}, 800, 2, signal), [[800], [801]]);
-    assert.equal(e.runs, 2);
-    assert.equal(await source.count({}, signal), undefined, 'the row count of a long query is not guessed');
+    assert.equal(await source.count({}, signal), 1_000);
+    assert.deepEqual(source.exportTarget({}), { kept: 'k1' }, 'an export writes the kept rows, not a new run');
+    await source.close();
+    assert.deepEqual(e.calls, ['run', 'rows k1 800', 'count k1', 'drop k1']);
   });
 
-  it('knows the row count of a short result, and never runs other statements twice', async () => {
-    assert.equal(await (await runSqlStatement(engine(17), 'SELECT 1', 200, signal)).count({}, signal), 17);
-    const e = engine(1, 'CREATE');
-    const source = await runSqlStatement(e, 'CREATE VIEW v AS SELECT 1', 200, signal);
-    await source.page({}, 0, 200, signal);
-    await source.page({}, 200, 200, signal);
-    assert.equal(e.runs, 1);
+  it('knows the row count of a result that fits its first window without asking again', async () => {
+    const e = engine(17);
+    const source = await runSqlStatement(e, 'SELECT 1', 200, signal);
+    assert.equal(await source.count({}, signal), 17);
+    assert.deepEqual(await source.page({}, 200, 200, signal), []);
+    assert.deepEqual(e.calls, ['run']);
   });
 });

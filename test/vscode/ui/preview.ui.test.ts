@@ -3,11 +3,12 @@
 // row count, a sort (by mouse and by keyboard), a jump far down and a scroll, a column filter,
 // and a statement run in the SQL console. The downloaded file, read here, is the reference for
 // what the grid shows. In the SQL console also: a statement that runs long offers Cancel in a
-// notification and stops when it is chosen, and rows whose read failed are read again when the
-// user next moves (a file the statement reads is taken away and put back).
+// notification and stops when it is chosen. And rows whose read failed (the engine process
+// held still, then stopped) are read again when the user next moves.
 // Screenshots of each step go to test-results/ (the grid's also serves the README).
 
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -17,7 +18,6 @@ import { contextMenu, jobRow, queryTableFromTree } from '../harness/jobSteps';
 import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
 import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
-import { WINDOW_ROWS } from '../../../src/webview/previewProtocol';
 
 const SAMPLE = 'Sample data';
 const JOB = 'canvas_logs.web_logs';
@@ -64,6 +64,20 @@ async function columnIndex(grid: FrameLocator, name: string): Promise<number> {
 
 async function statusText(grid: FrameLocator): Promise<string> {
   return grid.locator('.toolbar .status').innerText();
+}
+
+/** The engine process of the extension served from `root` (its command line names the installed extension there). */
+function enginePid(root: string): number {
+  const pids = execFileSync('pgrep', ['-f', 'engineHost.js'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  const ours = pids.filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(root);
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(ours.length, 1, `one engine process of this workbench: ${ours.join(', ')}`);
+  return ours[0];
 }
 
 /** Scrolls a narrow grid's page back to its left edge, where the "Go to" box moved it from, for a screenshot. */
@@ -350,49 +364,46 @@ describe('Result preview in the VS Code workbench', function () {
     await screenshot(page, 'preview-ui-11-sql-cancelled');
   });
 
-  it('SQL console: rows whose read failed are asked for again when the user moves, and show once they can be read', async () => {
+  it('Preview: rows whose read failed (the engine stopped) are asked for again when the user moves, and show once they can be read', async () => {
     const { page, served } = workbench();
-    const folder = path.join(served.run.root, 'console-files');
-    fs.mkdirSync(folder, { recursive: true });
-    const file = path.join(folder, 'numbers.csv');
-    const away = `${file}.away`;
-    const total = 5 * WINDOW_ROWS;
-    fs.writeFileSync(file, `line_no\n${Array.from({ length: total }, (_n, i) => i + 1).join('\n')}\n`);
-    // each window past the first runs the statement again, reading the file again
-    await runInNewConsole(page, `SELECT line_no FROM read_csv('${file}') ORDER BY line_no;`);
-    const grid = await webviewWith(page, '.row.head .name', 'line_no');
+    const grid = await previewFromJobsView(page);
     await until(page, 'the first rows painted', () => paintedRows(grid), (shown) => shown.length >= 10 && shown[0].n === 1);
     const loading = (): Promise<number> => grid.locator('.body .row.loading:not([hidden])').count();
+    const far = records.length - 5;
     const jumpFar = async (): Promise<void> => {
-      await grid.locator('.toolbar .jump').fill(String(total));
+      await grid.locator('.toolbar .jump').fill(String(far));
       await grid.locator('.toolbar .jump').press('Enter');
     };
 
-    fs.renameSync(file, away);
+    // the engine is held still while the far rows are asked for, then stopped for good: the read fails
+    const engine = enginePid(served.run.root);
+    process.kill(engine, 'SIGSTOP');
     try {
       await jumpFar();
-      const error = grid.locator('.error');
-      await until(page, 'the failed read shown', () => error.isVisible(), (shown) => shown);
-      assert.match(await error.innerText(), /No files found|numbers\.csv/, 'the grid says what failed');
-      await until(page, 'the rows far down left without values', loading, (n) => n > 0);
-      await restPointer(page);
-      await scrollToStart(grid);
-      await screenshot(page, 'preview-ui-12-rows-failed');
+      await until(page, 'the far rows asked for', () => statusText(grid), (text) => text.startsWith('Reading rows'));
     } finally {
-      fs.renameSync(away, file);
+      process.kill(engine, 'SIGKILL');
     }
+    const error = grid.locator('.error');
+    await until(page, 'the failed read shown', () => error.isVisible(), (shown) => shown);
+    assert.match(await error.innerText(), /stopped unexpectedly/, 'the grid says what failed');
+    await until(page, 'the rows far down left without values', loading, (n) => n > 0);
+    await restPointer(page);
+    await scrollToStart(grid);
+    await screenshot(page, 'preview-ui-12-rows-failed');
 
-    // the same place again: the failed windows are asked for again
+    // the same place again: the failed windows are asked for again, of an engine started afresh
     await jumpFar();
     const read = await until(
       page,
       'the rows read again',
       async () => ({ loading: await loading(), rows: await paintedRows(grid) }),
-      (shown) => shown.loading === 0 && shown.rows.length >= 10,
+      (shown) => shown.loading === 0 && shown.rows.some((r) => r.n === far),
     );
-    assert.ok(read.rows[0].n > WINDOW_ROWS, `rows past the first window are on screen, from row ${read.rows[0].n}`);
-    for (const row of read.rows) assert.equal(row.cells[0], String(row.n), `row ${row.n} holds its line number`);
-    await until(page, 'the error gone once rows came', () => grid.locator('.error').isVisible(), (shown) => !shown);
+    const id = await columnIndex(grid, 'key.id');
+    for (const row of read.rows) assert.equal(row.cells[id], String(records[row.n - 1].key.id), `row ${row.n} holds its record`);
+    await until(page, 'the error gone once rows came', () => error.isVisible(), (shown) => !shown);
+    assert.notEqual(enginePid(served.run.root), engine, 'a new engine answered');
     await restPointer(page);
     await scrollToStart(grid);
     await screenshot(page, 'preview-ui-13-rows-read-again');
