@@ -16,6 +16,17 @@ export function shownText(value: unknown): string {
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
 }
 
+/** Longer values than this may not fit their column: hovering shows them (up to HOVER_CHARS). */
+const HOVER_AFTER_CHARS = 24;
+const HOVER_CHARS = 2_000;
+
+/** What hovering a cell shows: a long value in full (or its first HOVER_CHARS), nothing for a short one. */
+export function hoverText(value: unknown): string {
+  const text = cellText(value);
+  if (text.length <= HOVER_AFTER_CHARS) return '';
+  return text.length > HOVER_CHARS ? `${text.slice(0, HOVER_CHARS)}… (Ctrl+C copies all ${text.length.toLocaleString()} characters)` : text;
+}
+
 /** A row as one line of tab-separated values, with tabs and line breaks inside values escaped. */
 export function rowTsv(row: readonly unknown[]): string {
   return row.map((v) => cellText(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r\n|\r|\n/g, '\\n')).join('\t');

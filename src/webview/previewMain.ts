@@ -8,7 +8,7 @@
 // read failed are asked for again when the user next moves, or once the engine answers again.
 
 import { BUSY_AFTER_MS, busyText, sameView } from './busyText';
-import { cellText, rowTsv, shownText } from './cellText';
+import { cellText, hoverText, rowTsv, shownText } from './cellText';
 import { followCursor, moveCursor, type Cursor } from './gridCursor';
 import type { ResultColumn } from '../engine/engineProtocol';
 import { WINDOW_ROWS, type ToHost, type ToWebview, type ViewState } from './previewProtocol';
@@ -103,7 +103,9 @@ class PreviewGrid {
     this.jump.setAttribute('aria-label', 'Go to row');
     this.jump.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' || !this.jump.value) return;
-      const row = Math.max(0, Math.floor(Number(this.jump.value)) - 1);
+      // past the last row (once the count is known) goes to the last row
+      const asked = Math.max(0, Math.floor(Number(this.jump.value)) - 1);
+      const row = this.total === undefined ? asked : Math.min(asked, Math.max(0, this.total - 1));
       this.cursor = { ...this.cursor, row };
       this.setFirstRow(row);
       this.scroller.focus();
@@ -386,12 +388,30 @@ class PreviewGrid {
       this.copy();
       return;
     }
+    if (e.key === ' ' && e.shiftKey && !ctrl) {
+      // the row under the cursor, as a click on its number selects it (Ctrl+C copies it whole)
+      e.preventDefault();
+      this.rowSelected = true;
+      this.render();
+      return;
+    }
     const next = moveCursor(this.cursor, { key: e.key, ctrl }, { rows: this.totalRows(), columns: this.columns.length, pageRows: this.viewportRows });
     if (!next) return;
     e.preventDefault();
     this.cursor = next;
     this.rowSelected = false;
     this.setFirstRow(followCursor(this.firstRow, next.row, this.viewportRows));
+    this.revealCursorColumn();
+  }
+
+  /** Scrolls sideways so that the cursor's cell is in view (a wide result is wider than the panel). */
+  private revealCursorColumn(): void {
+    const cell = this.body.querySelector<HTMLElement>('.cell.cursor');
+    if (!cell) return;
+    const box = cell.getBoundingClientRect();
+    const view = this.scroller.getBoundingClientRect();
+    if (box.left < view.left) this.scroller.scrollLeft -= view.left - box.left;
+    else if (box.right > view.right) this.scroller.scrollLeft += Math.min(box.right - view.right, box.left - view.left);
   }
 
   private onClick(e: MouseEvent): void {
@@ -447,6 +467,7 @@ class PreviewGrid {
     valueCells.forEach((cell, c) => {
       const value = values?.[c];
       cell.textContent = values ? shownText(value) : '';
+      cell.title = values ? hoverText(value) : '';
       cell.classList.toggle('null', values !== undefined && (value === null || value === undefined));
       cell.classList.toggle('cursor', index === this.cursor.row && c === this.cursor.column);
     });

@@ -278,6 +278,27 @@ describe('Result preview in the VS Code workbench', function () {
     assert.equal(row.length, names.length, 'a clicked row number copies the whole row, a value per column');
     assert.equal(row[id], records[1].key.id, 'of the row clicked');
     assert.equal(row[await columnIndex(grid, 'value.http_status')], String(records[1].value.http_status));
+
+    // from the keyboard alone: End goes to the last column and scrolls it into view; Shift+Space selects the row
+    await grid.locator('.body .row').nth(3).locator('.cell').nth(id + 1).click();
+    await page.keyboard.press('End');
+    assert.equal(await at(), `4:${names[names.length - 1]}`, 'End goes to the last column');
+    const inView = await cursor.evaluate((cell) => {
+      const box = cell.getBoundingClientRect();
+      const view = cell.closest('.scroller')!.getBoundingClientRect();
+      return box.left >= view.left - 1 && box.right <= view.right + 1;
+    });
+    assert.ok(inView, 'the last column is scrolled into view');
+    await page.keyboard.press('Shift+Space');
+    await page.keyboard.press('Control+C');
+    const selected = (await until(page, 'the selected row on the clipboard', clipboard, (text) => text.split('\t')[id] === records[3].key.id)).split('\t');
+    assert.equal(selected.length, names.length, 'Shift+Space selects the whole row');
+
+    // Go to past the last row lands on the last row, where Ctrl+C has a cell to copy
+    await grid.locator('.toolbar .jump').fill(String(records.length + 1000));
+    await grid.locator('.toolbar .jump').press('Enter');
+    await until(page, 'the last row on screen', () => paintedRows(grid), (shown) => shown[shown.length - 1]?.n === records.length);
+    assert.equal((await at()).split(':')[0], String(records.length), 'the cursor is on the last row');
   });
 
   it('sorts from the keyboard: Up from the first row reaches the column header, Enter sorts and turns the order, Shift+Enter adds a column', async () => {
