@@ -43,7 +43,9 @@ export interface DatabaseConsoleArgs {
   example?: string;
 }
 
-const CONSOLE_TEMPLATE = `-- Data Query SQL console: every downloaded job is a view, e.g. <namespace>.<table>
+/** How a console (not one on a database file) begins: a restored one is known by it. */
+const CONSOLE_FIRST_LINE = '-- Data Query SQL console: ';
+const CONSOLE_TEMPLATE = `${CONSOLE_FIRST_LINE}every downloaded job is a view, e.g. <namespace>.<table>
 -- (its newest download) and <namespace>.<table>__<job id prefix>. Ctrl+Enter runs the
 -- statement at the cursor.
 `;
@@ -124,6 +126,8 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
 
   register(): vscode.Disposable[] {
     const selector: vscode.DocumentSelector = { language: 'sql' };
+    // a console restored after a reload may be the active editor already
+    this.updateContext(vscode.window.activeTextEditor);
     return [
       vscode.commands.registerCommand(OPEN_SQL_CONSOLE_COMMAND, (arg?: unknown) => this.open(databaseConsoleArgs(arg))),
       vscode.commands.registerCommand(RUN_SQL_COMMAND, (args?: RunSqlArgs) => this.run(args ?? {})),
@@ -202,7 +206,7 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    if (!this.consoles.has(document.uri.toString())) return [];
+    if (!this.isConsole(document)) return [];
     return splitStatements(document.getText()).map(
       (s) =>
         new vscode.CodeLens(new vscode.Range(document.positionAt(s.start), document.positionAt(s.start)), {
@@ -216,7 +220,7 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
 
   async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.CompletionItem[]> {
     // the downloaded jobs' names are not the names of a database console's tables
-    if (!this.consoles.has(document.uri.toString()) || this.databases.has(document.uri.toString())) return [];
+    if (!this.isConsole(document) || this.databases.has(document.uri.toString())) return [];
     const offset = document.offsetAt(position);
     const statement = statementAt(document.getText(), offset);
     const start = statement && statement.start <= offset ? statement.start : offset;
@@ -269,8 +273,22 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     }
   }
 
+  /**
+   * Whether a document is a console: one this window opened, or one VS Code restored after a
+   * reload (its first line is the console's), which is taken on again. A console on a database
+   * file is not: which file it ran on is not known any more.
+   */
+  private isConsole(document: vscode.TextDocument): boolean {
+    const key = document.uri.toString();
+    if (this.consoles.has(key)) return true;
+    if (document.languageId !== 'sql' || document.lineCount === 0 || !document.lineAt(0).text.startsWith(CONSOLE_FIRST_LINE)) return false;
+    this.consoles.set(key, undefined);
+    this.holds.set(key, this.engine.hold());
+    return true;
+  }
+
   private updateContext(editor: vscode.TextEditor | undefined): void {
-    const isConsole = editor !== undefined && this.consoles.has(editor.document.uri.toString());
+    const isConsole = editor !== undefined && this.isConsole(editor.document);
     void vscode.commands.executeCommand('setContext', SQL_CONSOLE_CONTEXT, isConsole);
   }
 }

@@ -211,6 +211,23 @@ describe('Result preview and SQL console', function () {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  it('takes on a console VS Code restored after a reload: its Run lens and statements work again', async () => {
+    // a restored console is an untitled SQL document this window did not open as a console
+    const restored = await vscode.workspace.openTextDocument({
+      language: 'sql',
+      content: '-- Data Query SQL console: every downloaded job is a view, e.g. <namespace>.<table>\nSELECT count(*) AS n FROM canvas_logs.web_logs;\n',
+    });
+    await vscode.window.showTextDocument(restored);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', restored.uri);
+    assert.ok(lenses.some((l) => l.command?.command === 'dataQuery.runSqlStatement'), 'the Run lens is back');
+    const panel = (await vscode.commands.executeCommand('dataQuery.runSqlStatement', lenses[0].command!.arguments![0])) as PreviewPanel;
+    assert.equal(panel.state().error, undefined);
+    assert.equal(Number((await panel.rows(0, 1))[0][0]), records.length);
+    const plain = await vscode.workspace.openTextDocument({ language: 'sql', content: 'SELECT 1;\n' });
+    assert.deepEqual(await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', plain.uri), [], 'other SQL files get no lens');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('keeps the console working when a downloaded job\'s files are gone: other views and plain statements run, the log says which view is missing', async () => {
     const gone = (await vscode.commands.executeCommand('dataQuery.queryTable', { connection: SAMPLE, namespace: 'canvas', table: 'courses', format: 'jsonl' })) as {
       job: { id: string };
