@@ -49,16 +49,17 @@ const UNKNOWN: Problem = { what: 'the file system refused', hint: 'Check the fol
 /**
  * A failed file-system call's error as an `io` DqError (when it carries an errno code and a
  * syscall), e.g. "Could not write a result file (folder /data/out): the disk is full (ENOSPC)".
+ * `alsoHint` follows the problem's own hint, e.g. which setting chooses the folder.
  * DqErrors and anything else pass through unchanged.
  */
-export function asLocalIoError(err: unknown, dir: string, doing: string): unknown {
+export function asLocalIoError(err: unknown, dir: string, doing: string, alsoHint?: string): unknown {
   if (isDqError(err) || !isFileSystemError(err)) return err;
   const code = errorCode(err) ?? 'unknown';
   const problem = PROBLEMS[code] ?? UNKNOWN;
   return new DqError('io', `Could not ${doing} (folder ${dir}): ${problem.what} (${code})`, {
     operation: 'download',
     details: { code, dir },
-    hint: problem.hint,
+    hint: alsoHint ? `${problem.hint} ${alsoHint}` : problem.hint,
   });
 }
 

@@ -9,8 +9,9 @@
 // Attempts are judged by the highest byte of the object reached so far, not one by one:
 // dropped connections resume with a Range request (or skip what is already here when the
 // host ignores Range), 403/404 from the object host fetch a new link, and an object is given
-// up only after several attempts in a row that add no byte. Local file-system failures are
-// `io` errors and never retried. On failure or cancel the staging files go, and files already
+// up only after several attempts in a row that add no byte (a pasted link, which cannot be
+// renewed, is given up at its first refusal: `maxRefusalsInARow`). Local file-system failures
+// are `io` errors and never retried. On failure or cancel the staging files go, and files already
 // in the folder (an earlier download) are left as they were.
 
 import { randomBytes } from 'node:crypto';
@@ -47,6 +48,13 @@ export interface ObjectDownloaderOptions {
   requestTimeoutMs: number;
   allowInsecureHttp: boolean;
   freshUrl: FreshUrl;
+  /**
+   * Refusals in a row before an object is given up (default MAX_REFUSALS_IN_A_ROW). A pasted
+   * link has no fresher one to ask for: 1 gives up at its first refusal.
+   */
+  maxRefusalsInARow?: number;
+  /** how messages and the log name every object, instead of `object <n>/<count>` (a pasted link's one file) */
+  objectName?: string;
 }
 
 /**
@@ -199,7 +207,7 @@ export class ObjectDownloader {
   /** Streams one object into a new staging file; the sink it returns has all of its bytes. */
   private async receive(object: ObjectRef, index: number, run: Run): Promise<Received> {
     const base = objectFileBaseName(object.id, index);
-    const label = `object ${index + 1}/${run.progress.totalObjects}`;
+    const label = this.options.objectName ?? `object ${index + 1}/${run.progress.totalObjects}`;
     const sink = new ObjectFileSink(runFilePath(run.dir, base, run.runId, 'part'), run.opts.decompress === true, run.opts.sha256 === true);
     await sink.open();
     try {
@@ -235,6 +243,7 @@ export class ObjectDownloader {
    */
   private async fetchInto(sink: ObjectFileSink, objectId: string, label: string, run: Run): Promise<void> {
     const { retry, clock } = this.options;
+    const maxRefusals = this.options.maxRefusalsInARow ?? MAX_REFUSALS_IN_A_ROW;
     let url = await this.link(objectId, run.signal);
     const known: { total?: number } = {};
     let highest = 0;
@@ -251,8 +260,8 @@ export class ObjectDownloader {
       if (attempt.kind === 'complete') return;
       if (attempt.kind === 'refused') {
         refusals++;
-        if (refusals >= MAX_REFUSALS_IN_A_ROW) throw linkRefused(label, attempt.status, refusals);
-        this.logger.info(`${label}: the object host answered ${attempt.status}; asking for a fresh link (${refusals}/${MAX_REFUSALS_IN_A_ROW} in a row)`);
+        if (refusals >= maxRefusals) throw linkRefused(label, attempt.status, refusals);
+        this.logger.info(`${label}: the object host answered ${attempt.status}; asking for a fresh link (${refusals}/${maxRefusals} in a row)`);
         url = await this.link(objectId, run.signal);
         continue;
       }
@@ -436,6 +445,7 @@ function linkRefused(label: string, status: number, times: number): DqError {
   return new DqError('server', `The download link for ${label} was refused (HTTP ${status}) ${times} times in a row, with fresh links and no progress`, {
     status,
     operation: 'download',
+    details: { refusedInARow: times },
     hint: 'The results may have expired (about 24 hours after the job started); run the query again.',
   });
 }

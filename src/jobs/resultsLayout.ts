@@ -1,19 +1,38 @@
 // Where result files go: `<results>/<connection>/<namespace>/<table>/<job id>/`, each part a
-// sanitised single path segment, and `<results>/links/` for downloads of pasted links. A
-// results folder created inside a workspace gets a `.gitignore` of `*`, so results never
-// reach git.
+// sanitised single path segment, and `<results>/links/` for downloads of pasted links. The
+// results root is the download folder setting (a leading `~` is the home folder, a relative
+// path starts in the workspace folder), else `data-query-results/` in the workspace folder,
+// else the extension's global storage. A results folder created inside a workspace by default
+// gets a `.gitignore` of `*`, so results never reach git. A root that cannot be created or
+// written to is an `io` error naming the folder and the setting.
 
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { asLocalIoError } from '../client/localIoError';
 import { sanitizeFileName } from '../core/paths';
 
 export const LINKS_FOLDER = 'links';
+export const RESULTS_FOLDER_SETTING = 'dataQuery.download.folder';
+export const DEFAULT_RESULTS_FOLDER = 'data-query-results';
+
+const SETTING_HINT = `The setting ${RESULTS_FOLDER_SETTING} chooses where results go.`;
 
 export interface JobFolderParts {
   connection: string;
   namespace: string;
   table: string;
   jobId: string;
+}
+
+export interface ResultsPlaces {
+  /** the download folder setting as written; empty for the default */
+  setting: string;
+  /** the first workspace folder on disk, if one is open */
+  workspaceFolder?: string;
+  /** the extension's global storage folder */
+  globalStorage: string;
+  /** the home folder, for a leading `~` */
+  home: string;
 }
 
 /** The folder of one job's files under the results root. */
@@ -26,14 +45,44 @@ export function linksFolder(root: string): string {
   return path.join(path.resolve(root), LINKS_FOLDER);
 }
 
-/** Creates the results root; with `ignoreInGit`, also a `.gitignore` of `*` unless one exists. */
+/** The results root the setting names, and whether it gets a `.gitignore` (the default inside a workspace). */
+export function resultsRootOf(places: ResultsPlaces): { root: string; ignoreInGit: boolean } {
+  const configured = places.setting.trim();
+  if (configured) {
+    return { root: path.resolve(places.workspaceFolder ?? places.globalStorage, expandHome(configured, places.home)), ignoreInGit: false };
+  }
+  if (places.workspaceFolder) return { root: path.join(places.workspaceFolder, DEFAULT_RESULTS_FOLDER), ignoreInGit: true };
+  return { root: path.join(places.globalStorage, 'results'), ignoreInGit: false };
+}
+
+/** `~`, `~/...` or `~\...` from the home folder: no shell expands a setting. `~name` stays as it is. */
+function expandHome(value: string, home: string): string {
+  return /^~(?=$|[\\/])/.test(value) ? path.join(home, value.slice(1)) : value;
+}
+
+/**
+ * Creates the results root and checks that it can be written to; with `ignoreInGit`, also a
+ * `.gitignore` of `*` unless one exists. Failures are `io` errors naming the folder and the setting.
+ */
 export async function ensureResultsRoot(root: string, ignoreInGit: boolean): Promise<string> {
   const dir = path.resolve(root);
-  await fs.mkdir(dir, { recursive: true });
+  await step(dir, 'create the results folder', () => fs.mkdir(dir, { recursive: true }));
+  // a folder that exists but takes no files fails here, naming the setting, not mid-download
+  await step(dir, 'write to the results folder', () => fs.access(dir, fsConstants.W_OK));
   if (ignoreInGit) {
-    await fs.writeFile(path.join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-    });
+    await step(dir, 'write the .gitignore of the results folder', () =>
+      fs.writeFile(path.join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      }),
+    );
   }
   return dir;
+}
+
+async function step(dir: string, doing: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    throw asLocalIoError(err, dir, doing, SETTING_HINT);
+  }
 }

@@ -1,6 +1,7 @@
 // Commands on result files: open one (small text results in a read-only editor, gunzipped on
 // the fly; big or binary ones revealed), reveal a job's folder, copy a fresh pre-signed link
-// with a warning, and download a pasted link without any credential, then open it.
+// with a warning (under a cancellable progress notification; nothing is copied once
+// cancelled), and download a pasted link without any credential, then open it.
 
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
@@ -110,8 +111,23 @@ async function copyLink(services: JobServices, entry: JobEntry, objectId: string
     throw new DqError('usage', `The job of ${tableName(entry)} has no such result object.`, { hint: 'Use a complete job, and an objectId of that job.' });
   }
   const client = await services.clientFor(entry.connection);
-  const { urls } = await client.createUrls([objectId]);
-  await vscode.env.clipboard.writeText(urls[objectId].url);
+  // the service or the limiter may keep it waiting: shown, and cancellable, until the link is in
+  const url = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Getting a download link for ${tableName(entry)}`, cancellable: true },
+    async (_progress, token) => {
+      const abort = new AbortController();
+      const cancelling = token.onCancellationRequested(() => abort.abort());
+      try {
+        const { urls } = await client.createUrls([objectId], { signal: abort.signal, priority: 'user' });
+        // a link that arrives after a cancel is not copied
+        if (token.isCancellationRequested) throw new DqError('cancelled', 'Copy Result Link was cancelled; nothing was copied.');
+        return urls[objectId].url;
+      } finally {
+        cancelling.dispose();
+      }
+    },
+  );
+  await vscode.env.clipboard.writeText(url);
   services.logger.info(`Copied a download link for a result object of ${tableName(entry)}.`);
   void vscode.window.showWarningMessage(
     'Download link copied. Anyone holding it can download this result file, without signing in, until the link expires (about 15 minutes). Share it only with people who may see the data.',

@@ -1,14 +1,13 @@
 // The dataQuery.download.*, dataQuery.query.*, dataQuery.jobs.* and dataQuery.rateLimits
-// settings, and where results go: the download folder setting, else `data-query-results/`
-// in the first workspace folder (ignored by git), else the extension's global storage.
+// settings, and where results go: the download folder setting (`~` is the home folder),
+// else `data-query-results/` in the first workspace folder (ignored by git), else the
+// extension's global storage (resultsLayout.ts decides).
 
-import * as path from 'node:path';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { FORMATS, OPERATIONS, type Format, type Operation } from '../../core/contract';
 import type { DownloadSettings } from '../../jobs/jobRunner';
-import { ensureResultsRoot } from '../../jobs/resultsLayout';
-
-export const DEFAULT_RESULTS_FOLDER = 'data-query-results';
+import { ensureResultsRoot, resultsRootOf } from '../../jobs/resultsLayout';
 
 export interface QuerySettings {
   defaultFormat: Format;
@@ -52,14 +51,18 @@ export function readRateLimits(): Partial<Record<Operation, number>> {
   return limits;
 }
 
-/** The results root, created (with a .gitignore of `*` when it is the default in a workspace). */
+/**
+ * The results root, created and checked writable (with a .gitignore of `*` when it is the
+ * default in a workspace); an `io` error naming the folder and the setting when it cannot be.
+ */
 export function resultsRoot(globalStorage: vscode.Uri): Promise<string> {
-  const configured = config().get<string>('download.folder', '').trim();
+  const configured = config().get<unknown>('download.folder', '');
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const base = workspace?.scheme === 'file' ? workspace.fsPath : undefined;
-  if (configured) {
-    return ensureResultsRoot(path.resolve(base ?? globalStorage.fsPath, configured), false);
-  }
-  if (base) return ensureResultsRoot(path.join(base, DEFAULT_RESULTS_FOLDER), true);
-  return ensureResultsRoot(path.join(globalStorage.fsPath, 'results'), false);
+  const { root, ignoreInGit } = resultsRootOf({
+    setting: typeof configured === 'string' ? configured : '',
+    workspaceFolder: workspace?.scheme === 'file' ? workspace.fsPath : undefined,
+    globalStorage: globalStorage.fsPath,
+    home: os.homedir(),
+  });
+  return ensureResultsRoot(root, ignoreInGit);
 }
