@@ -2,9 +2,11 @@
 // create (shown as queued while the limiter holds it) -> poll -> download -> complete,
 // failed, expired or cancelled. Jobs that were active when the window closed are followed
 // again on start, and a client rebuilt under a running job (settings changed) is picked up
-// again, so no job is left spinning with nobody watching it.
+// again, so no job is left spinning with nobody watching it. A query answered with a job an
+// older entry is still following takes that work over instead of starting it twice.
+// A table's "since" point moves only once the job's data is where the user asked for it:
+// on disk when a download was asked for, at completion when it was not.
 
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { DqError, isCancelled, isDqError } from '../client/errors';
 import type { BudgetSnapshot, CallOptions, DownloadedFile, DownloadOptions, WaitOptions } from '../client/types';
@@ -12,7 +14,8 @@ import type { Clock } from '../core/clock';
 import type { CreateJobRequest, JobRecord, PresignedUrlResponse } from '../core/contract';
 import type { Logger } from '../core/logger';
 import { sanitizeFileName } from '../core/paths';
-import { dataPoint, failureOf, storedFile, tableName, type JobEntry, type QueryParams, type StoredFile } from './jobEntry';
+import { dataPoint, failureOf, isActive, storedFile, tableName, type JobEntry, type QueryParams, type StoredFile } from './jobEntry';
+import { removeJobFiles, removeStagingLeftovers } from './jobFiles';
 import type { JobPatch, JobsModel } from './jobsModel';
 import { jobFolder } from './resultsLayout';
 import type { SincePointStore } from './sincePoints';
@@ -58,13 +61,26 @@ export interface QueryResult {
   files: StoredFile[];
 }
 
+/** The work on one entry: following its job, then downloading its files when asked. */
+class Run {
+  readonly abort = new AbortController();
+  /** set by JobRunner.track as soon as the work starts */
+  done!: Promise<QueryResult>;
+  /** set when this run gave way to an older run of the same job, which now works for its entry */
+  joined?: Run;
+
+  /** `key`: the entry it works for; a newer entry's once the job was folded into that one */
+  constructor(public key: string) {}
+}
+
 /** Times the runner asks for a fresh client when the one it used was closed under it. */
 const MAX_REATTACH = 3;
 /** Download progress is recorded at most this often (and whenever a file completes). */
 const PROGRESS_EVERY_MS = 250;
 
 export class JobRunner {
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<QueryResult> }>();
+  /** by the key of the entry each run works for */
+  private readonly running = new Map<string, Run>();
   private disposed = false;
 
   constructor(private readonly deps: JobRunnerDeps) {}
@@ -82,17 +98,17 @@ export class JobRunner {
     }
     const entry = this.deps.model.add({ ...params, request }, download);
     this.deps.logger.info(`Query ${tableName(entry)} on "${entry.connection}": ${request.format}, ${request.since ? `since ${request.since}` : 'snapshot'}.`);
-    return { entry, done: this.track(entry, (signal) => this.run(entry, signal)) };
+    return { entry, done: this.track(entry, (run) => this.run(entry, run)) };
   }
 
   /** Downloads (again) the files of a job in the list; resolves when they are on disk. */
   download(key: string, decompress?: boolean): Promise<QueryResult> {
     const entry = this.entry(key);
-    const busy = this.running.get(key);
+    const busy = this.running.get(entry.key);
     if (busy) return busy.done;
     if (!entry.jobId) throw new DqError('usage', `The query of ${tableName(entry)} never reached the service, so it has no files.`, { hint: 'Run it again.' });
-    this.deps.model.update(key, { download: true });
-    return this.track(entry, (signal) => this.run(entry, signal, decompress));
+    this.deps.model.update(entry.key, { download: true });
+    return this.track(entry, (run) => this.run(entry, run, decompress));
   }
 
   /** Downloads a job that is not in the list (started elsewhere) into `<results>/<connection>/<job id>/`. */
@@ -128,27 +144,39 @@ export class JobRunner {
         continue;
       }
       this.deps.logger.info(`Resuming job ${entry.jobId} (${tableName(entry)} on "${entry.connection}").`);
-      this.track(entry, (signal) => this.run(entry, signal)).catch(() => undefined);
+      this.track(entry, (run) => this.run(entry, run)).catch(() => undefined);
     }
   }
 
   /** Stops following a job (the service has no cancel: it may still finish there). */
   cancel(key: string): void {
-    this.running.get(key)?.abort.abort();
+    this.runOf(key)?.abort.abort();
   }
 
   isRunning(key: string): boolean {
-    return this.running.has(key);
+    return this.runOf(key) !== undefined;
   }
 
-  /** Removes a job from the list, and with `deleteFiles` its downloaded files. */
+  /**
+   * Removes a job from the list, and with `deleteFiles` its files: those listed, those of an
+   * earlier download of it, and what interrupted downloads of it left behind.
+   */
   async remove(key: string, deleteFiles: boolean): Promise<JobEntry> {
-    const entry = this.entry(key);
-    this.cancel(key);
-    await this.running.get(key)?.done.catch(() => undefined);
-    this.deps.model.remove(key);
-    if (deleteFiles) await deleteJobFiles(entry.files);
+    const listed = this.entry(key);
+    this.cancel(listed.key);
+    await this.running.get(listed.key)?.done.catch(() => undefined);
+    const entry = this.deps.model.get(listed.key) ?? listed;
+    this.deps.model.remove(entry.key);
+    if (deleteFiles) await removeJobFiles(entry.files.map((f) => f.path), entry.objects ?? [], await this.folderNow(entry), this.deps.logger);
     return entry;
+  }
+
+  /** The job's folder under today's results root (where an unfinished download of it went), if there is one. */
+  private async folderNow(entry: JobEntry): Promise<string[]> {
+    const { jobId } = entry;
+    if (!jobId) return [];
+    const root = await this.deps.resultsRoot().catch(() => undefined);
+    return root === undefined ? [] : [jobFolder(root, { ...entry, jobId })];
   }
 
   /** Stops every job without marking it, so the next start resumes them. */
@@ -157,41 +185,59 @@ export class JobRunner {
     for (const { abort } of this.running.values()) abort.abort();
   }
 
-  private track(entry: JobEntry, work: (signal: AbortSignal) => Promise<QueryResult>): Promise<QueryResult> {
-    const abort = new AbortController();
-    const done = work(abort.signal).finally(() => {
-      if (this.running.get(entry.key)?.abort === abort) this.running.delete(entry.key);
-    });
-    this.running.set(entry.key, { abort, done });
-    return done;
+  /** The run working for an entry, found by its key or by the key of an entry folded into it. */
+  private runOf(key: string): Run | undefined {
+    return this.running.get(this.deps.model.get(key)?.key ?? key);
   }
 
-  private async run(entry: JobEntry, signal: AbortSignal, decompress?: boolean): Promise<QueryResult> {
-    const key = entry.key;
+  /** The entry as the list holds it now (a newer one when the job was folded into it). */
+  private current(entry: JobEntry): JobEntry {
+    return this.deps.model.get(entry.key) ?? entry;
+  }
+
+  private track(entry: JobEntry, work: (run: Run) => Promise<QueryResult>): Promise<QueryResult> {
+    const run = new Run(entry.key);
+    run.done = work(run).finally(() => {
+      if (this.running.get(run.key) === run) this.running.delete(run.key);
+    });
+    this.running.set(entry.key, run);
+    return run.done;
+  }
+
+  private async run(entry: JobEntry, run: Run, decompress?: boolean): Promise<QueryResult> {
+    const { signal } = run.abort;
     try {
-      const job = await this.follow(entry, signal);
-      await this.completed(entry, job);
-      if (!entry.download) return { entry, job, files: [] };
+      const job = await this.follow(entry, run);
+      if (run.joined) return await run.joined.done;
+      this.completed(entry, job);
+      if (!this.current(entry).download) {
+        await this.reached(entry, job);
+        return { entry: this.current(entry), job, files: [] };
+      }
       const files = await this.fetchFiles(entry, job, signal, decompress);
-      return { entry, job, files };
+      await this.reached(entry, job);
+      return { entry: this.current(entry), job, files };
     } catch (err) {
-      if (!this.disposed) this.failed(key, err, signal);
+      if (run.joined) return run.joined.done;
+      if (!this.disposed) this.failed(entry.key, err, signal);
       throw err;
     }
   }
 
   /** Creates the job (or finds it again) and waits for it to complete. */
-  private async follow(entry: JobEntry, signal: AbortSignal): Promise<JobRecord> {
+  private async follow(entry: JobEntry, run: Run): Promise<JobRecord> {
+    const { signal } = run.abort;
     const options: JobCallOptions = {
       signal,
       priority: 'user',
       onQueued: (notice) => this.queued(entry, notice),
-      onUpdate: (job) => this.record(entry, job),
+      onUpdate: (job) => this.record(entry, job, run),
     };
     for (let attempt = 0; ; attempt++) {
       const client = await this.deps.clientFor(entry.connection);
+      const { jobId } = this.current(entry);
       try {
-        if (entry.jobId) return await client.waitForJob(entry.jobId, options);
+        if (jobId) return await client.waitForJob(jobId, options);
         return await client.runJob(entry.namespace, entry.table, entry.request, options);
       } catch (err) {
         // a client closed under us (its connection was rebuilt) is not the user's cancel
@@ -204,22 +250,62 @@ export class JobRunner {
   private queued(entry: JobEntry, notice: QueuedNotice): void {
     const queue = { operation: notice.operation, reason: notice.reason, until: this.deps.clock.now() + notice.waitMs };
     const patch: JobPatch = { queue };
-    if (notice.operation === 'createJob' && !entry.jobId) patch.state = 'queued';
+    if (notice.operation === 'createJob' && !this.current(entry).jobId) patch.state = 'queued';
     this.deps.model.update(entry.key, patch);
   }
 
-  private record(entry: JobEntry, job: JobRecord): void {
+  private record(entry: JobEntry, job: JobRecord, run?: Run): void {
     const patch: JobPatch = { jobId: job.id, queue: undefined, expiresAt: job.expires_at, at: job.at, until: job.until };
     if (job.status === 'waiting' || job.status === 'running') patch.state = job.status;
     if (job.objects) patch.objects = job.objects.map((o) => o.id);
-    this.deps.model.update(entry.key, patch);
+    const current = this.current(entry);
+    const older = run && job.id !== current.jobId ? this.deps.model.find(current.connection, job.id) : undefined;
+    // an older run that is past its download decision finishes on its own; this one goes on
+    const olderRun = older && older.key !== current.key && isActive(older) ? this.running.get(older.key) : undefined;
+    if (older && olderRun && run) this.join(current, run, older, olderRun, patch);
+    else this.deps.model.update(entry.key, patch);
   }
 
-  private async completed(entry: JobEntry, job: JobRecord): Promise<void> {
+  /**
+   * The service answered a new query with a job an older entry's run is still following
+   * (identical requests return the same job). The list keeps only the newer entry, so the
+   * older run goes on working for it: its download stays in sight, is not fetched a second
+   * time, and stops when the user stops the entry they can see. The new run gives way.
+   */
+  private join(newer: JobEntry, run: Run, older: JobEntry, olderRun: Run, patch: JobPatch): void {
+    this.deps.model.update(newer.key, {
+      ...patch,
+      state: older.state,
+      progress: older.progress,
+      failure: older.failure,
+      download: newer.download || older.download,
+    });
+    this.running.delete(older.key);
+    olderRun.key = newer.key;
+    this.running.set(newer.key, olderRun);
+    run.joined = olderRun;
+    run.abort.abort();
+    this.deps.logger.info(`${tableName(newer)}: job ${patch.jobId ?? ''} was already being followed; the earlier query carries on for the new one.`);
+  }
+
+  private completed(entry: JobEntry, job: JobRecord): void {
     this.record(entry, job);
     this.deps.model.update(entry.key, { state: 'complete', failure: undefined });
+  }
+
+  /**
+   * Remembers the job's point as where the table's next incremental starts. Only called once
+   * the data is where the user wanted it, so a failed or stopped download never moves it.
+   */
+  private async reached(entry: JobEntry, job: JobRecord): Promise<void> {
     const point = dataPoint({ at: job.at, until: job.until });
-    if (point) await this.deps.sincePoints.record(entry.connection, entry.namespace, entry.table, point);
+    if (!point) return;
+    try {
+      await this.deps.sincePoints.record(entry.connection, entry.namespace, entry.table, point);
+    } catch (err) {
+      // the files are in place; an unsaved point only means the next query starts from an older one
+      this.deps.logger.warn(`${tableName(entry)}: could not remember ${point} as the point to continue from: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   private async fetchFiles(entry: JobEntry, job: JobRecord, signal: AbortSignal, decompress?: boolean): Promise<StoredFile[]> {
@@ -240,6 +326,7 @@ export class JobRunner {
   private async downloadWith(client: JobClient, entry: JobEntry, job: JobRecord, signal: AbortSignal, decompress?: boolean): Promise<StoredFile[]> {
     const { model, clock } = this.deps;
     const dir = jobFolder(await this.deps.resultsRoot(), { ...entry, jobId: job.id });
+    await removeStagingLeftovers(dir, (job.objects ?? []).map((o) => o.id), this.deps.logger);
     const settings = this.deps.downloadSettings();
     let last = 0;
     const downloaded = await client.downloadJob(job, {
@@ -250,7 +337,7 @@ export class JobRunner {
       sha256: settings.sha256,
       signal,
       onProgress: (p) => {
-        const done = p.doneObjects !== entry.progress?.doneFiles;
+        const done = p.doneObjects !== this.current(entry).progress?.doneFiles;
         if (!done && clock.now() - last < PROGRESS_EVERY_MS) return;
         last = clock.now();
         model.update(entry.key, { progress: { bytes: p.allBytes, doneFiles: p.doneObjects, totalFiles: p.totalObjects } });
@@ -270,6 +357,8 @@ export class JobRunner {
     let patch: JobPatch;
     if (signal.aborted && downloading) {
       patch = { state: 'complete', failure: { kind: 'cancelled', message: 'The download was cancelled; no partial file was kept.', hint: 'Use Download on the job to fetch the files.' } };
+    } else if ((signal.aborted || isCancelled(err)) && !entry.jobId) {
+      patch = { state: 'cancelled', failure: { kind: 'cancelled', message: 'Stopped before the query was sent to the service; nothing runs there for it.', hint: 'Run it again when you need it.' } };
     } else if (signal.aborted || isCancelled(err)) {
       patch = { state: 'cancelled', failure: { kind: 'cancelled', message: 'Stopped following this job; it may still finish on the service.', hint: 'Use Download on the job to fetch its files later, or run it again.' } };
     } else if (isDqError(err) && err.kind === 'jobExpired') {
@@ -305,10 +394,4 @@ function expiredIfGone(err: unknown, jobId: string): unknown {
     operation: 'getJob',
     hint: 'Jobs and their files are deleted about 24 hours after they start; run the query again.',
   });
-}
-
-async function deleteJobFiles(files: readonly StoredFile[]): Promise<void> {
-  await Promise.all(files.map((f) => fs.rm(f.path, { force: true })));
-  const folders = new Set(files.map((f) => path.dirname(f.path)));
-  for (const folder of folders) await fs.rmdir(folder).catch(() => undefined);
 }

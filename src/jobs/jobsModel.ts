@@ -1,6 +1,8 @@
 // Every query job of this workspace, newest first: the one source the Jobs view, the status
 // bar and the commands read. Changes fire onDidChange (with the entry, or undefined when the
-// list itself changed) and are saved through the JobStore, except transient progress.
+// list itself changed) and are saved through the JobStore, except transient progress. An
+// entry folded into a newer one (the service answered with the same job) is still found by
+// its old key for the rest of the session: whoever followed it follows the newer one.
 
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock';
@@ -18,6 +20,8 @@ export type JobPatch = Partial<Omit<JobEntry, 'key' | 'connection' | 'namespace'
 export class JobsModel {
   private entries: JobEntry[];
   private readonly changed = new Emitter<JobEntry | undefined>();
+  /** key of a folded entry -> key of the entry it was folded into */
+  private readonly foldedInto = new Map<string, string>();
   readonly onDidChange = this.changed.event;
 
   constructor(
@@ -33,8 +37,17 @@ export class JobsModel {
     return this.entries;
   }
 
+  /** The entry of a key, or of the newer entry it was folded into. */
   get(key: string): JobEntry | undefined {
-    return this.entries.find((e) => e.key === key);
+    let current = key;
+    for (let hops = 0; hops <= this.foldedInto.size; hops++) {
+      const entry = this.entries.find((e) => e.key === current);
+      if (entry) return entry;
+      const next = this.foldedInto.get(current);
+      if (next === undefined) return undefined;
+      current = next;
+    }
+    return undefined;
   }
 
   /** The newest entry of a connection for a service job id. */
@@ -67,6 +80,7 @@ export class JobsModel {
       if (older && older !== entry) {
         if (entry.files.length === 0 && (patch.files ?? []).length === 0) entry.files = older.files;
         this.entries = this.entries.filter((e) => e !== older);
+        this.foldedInto.set(older.key, entry.key);
         listChanged = true;
       }
     }

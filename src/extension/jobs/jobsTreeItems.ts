@@ -4,7 +4,8 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { dataPoint, tableName, type JobEntry, type JobState } from '../../jobs/jobEntry';
+import { tableName, type JobEntry, type JobState } from '../../jobs/jobEntry';
+import { jobContextValue } from '../../jobs/jobContextValue';
 import { formatBytes } from '../../core/byteSize';
 import { jobDescription, jobTooltip } from '../../jobs/statusTexts';
 import type { JobFileNode, JobNode } from './jobsNodes';
@@ -19,11 +20,6 @@ const ICONS: Record<JobState, [string, string?]> = {
   expired: ['history', 'disabledForeground'],
   cancelled: ['circle-slash'],
 };
-
-/** `dataQuery.job.<state>`, then `.files` when files are on disk and `.point` when an incremental can follow. */
-export function jobContextValue(entry: JobEntry): string {
-  return `dataQuery.job.${entry.state}${entry.files.length > 0 ? '.files' : ''}${dataPoint(entry) ? '.point' : ''}`;
-}
 
 export function jobTreeItem(node: JobNode, entry: JobEntry, now: number): vscode.TreeItem {
   const item = new vscode.TreeItem(tableName(entry), entry.files.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);

@@ -3,89 +3,29 @@
 
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { isDqError } from '../../../src/client/errors';
-import { nullLogger } from '../../../src/core/logger';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
+import type { EmulatorOptions } from '../../../src/emulator/emulator';
 import type { JobEntry, JobState, QueryParams } from '../../../src/jobs/jobEntry';
-import { JobRunner, type JobClient } from '../../../src/jobs/jobRunner';
-import { JobStore } from '../../../src/jobs/jobStore';
 import { JobsModel } from '../../../src/jobs/jobsModel';
 import { SincePointStore } from '../../../src/jobs/sincePoints';
 import { queueText } from '../../../src/jobs/statusTexts';
-import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
-import { MemoryStorage } from './memoryStorage';
+import { flushMicrotasks } from '../../support/fakeClock';
+import { startRunner, type RunnerFixture } from './runnerFixture';
 
 const users: QueryParams = { connection: 'Sample data', namespace: 'canvas', table: 'users', request: { format: 'csv' } };
 
-interface Setup {
-  clock: FakeClock;
-  emu: RunningEmulator;
-  storage: MemoryStorage;
-  root: string;
-  model: JobsModel;
-  runner: JobRunner;
-  clients: DataQueryClient[];
-  /** a fresh model and runner over the same storage: a window reload */
-  reload(): { model: JobsModel; runner: JobRunner };
-}
-
 describe('JobRunner (emulator)', function () {
   this.timeout(30_000);
-  let setup: Setup | undefined;
+  let setup: RunnerFixture | undefined;
 
-  async function start(emulator: EmulatorOptions = {}): Promise<Setup> {
-    const clock = new FakeClock();
-    const emu = await startEmulator({ clock, jobDelayMs: 4_000, rows: 300, gzipLevel: 1, namespaces: ['canvas'], ...emulator });
-    const storage = new MemoryStorage();
-    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-runner-'));
-    const clients: DataQueryClient[] = [];
-    let current: DataQueryClient | undefined;
-    const clientFor = async (): Promise<JobClient> => {
-      if (!current) {
-        current = new DataQueryClient({
-          baseUrl: emu.baseUrl,
-          dataPrefix: emu.dataPrefix,
-          credentials: async () => ({ clientId: emu.clientId, clientSecret: emu.clientSecret }),
-          clock,
-          random: () => 0.5,
-        });
-        const mine = current;
-        clients.push(mine);
-        const close = mine.close.bind(mine);
-        mine.close = async () => {
-          if (current === mine) current = undefined;
-          await close();
-        };
-      }
-      return current;
-    };
-    const build = (): { model: JobsModel; runner: JobRunner } => {
-      const model = new JobsModel(new JobStore(storage), clock, nullLogger);
-      const runner = new JobRunner({
-        model,
-        sincePoints: new SincePointStore(storage),
-        clientFor,
-        resultsRoot: async () => root,
-        downloadSettings: () => ({ decompress: false, concurrency: 2, sha256: false }),
-        clock,
-        logger: nullLogger,
-      });
-      return { model, runner };
-    };
-    const { model, runner } = build();
-    setup = { clock, emu, storage, root, model, runner, clients, reload: build };
+  async function start(emulator: EmulatorOptions = {}): Promise<RunnerFixture> {
+    setup = await startRunner(emulator);
     return setup;
   }
 
   afterEach(async () => {
-    if (!setup) return;
-    setup.runner.dispose();
-    for (const c of setup.clients) await c.close();
-    await setup.emu.close();
-    await fs.rm(setup.root, { recursive: true, force: true });
+    await setup?.close();
     setup = undefined;
   });
 
