@@ -207,6 +207,8 @@ export class JobRunner {
   private async run(entry: JobEntry, run: Run, decompress?: boolean): Promise<QueryResult> {
     const { signal } = run.abort;
     try {
+      // a results folder that cannot take the files fails before a job is created for them (5 a minute)
+      if (entry.download && !entry.jobId) await this.deps.resultsRoot();
       const job = await this.follow(entry, run);
       if (run.joined) return await run.joined.done;
       this.completed(entry, job);

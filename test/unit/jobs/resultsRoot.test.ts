@@ -85,7 +85,7 @@ describe('results root', function () {
       await emu?.close();
     });
 
-    it('its notification names the folder and the setting, not a raw Node error', async () => {
+    it('its notification names the folder and the setting, not a raw Node error, before a job is created', async () => {
       const clock = new FakeClock();
       emu = await startEmulator({ clock, jobDelayMs: 2_000, rows: 50, gzipLevel: 1, namespaces: ['canvas'] });
       const service = emu;
@@ -116,6 +116,8 @@ describe('results root', function () {
       assert.equal(failure?.kind, 'io');
       const text = failureText(failure as NonNullable<typeof failure>);
       assert.ok(text.includes(wanted) && text.includes(RESULTS_FOLDER_SETTING), text);
+      assert.equal(service.requestLog.entries().filter((e) => e.operation === 'createJob').length, 0, 'no job was created for a folder that cannot take its files');
+      assert.equal(model.get(entry.key)?.state, 'failed');
     });
   });
 });
