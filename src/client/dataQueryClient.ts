@@ -186,7 +186,9 @@ export class DataQueryClient {
       const left = expiresAt - this.clock.now();
       if (Number.isNaN(expiresAt) || left >= NEAR_EXPIRY_MS) break;
       this.logger.info(`job ${job.id} expires in ${Math.max(0, Math.round(left / 1000))} s; waiting for it to expire before asking again`);
-      await waitOrCancel(this.clock, Math.max(0, left) + 1_000, opts.signal, 'Waiting for an expiring job');
+      const waitMs = Math.max(0, left) + 1_000;
+      opts.onQueued?.({ operation: 'createJob', waitMs, reason: 'expiring' });
+      await waitOrCancel(this.clock, waitMs, opts.signal, 'Waiting for an expiring job');
       job = await this.createJob(namespace, table, request, opts);
     }
     opts.onUpdate?.(job);

@@ -65,8 +65,11 @@ export interface DataQueryClientOptions {
 
 export type Priority = 'user' | 'background';
 
-/** Why a call waits in the limiter: its own per-window limit, or a pause a 429 set. */
-export type QueueReason = 'limit' | 'paused';
+/**
+ * Why a call waits: the limiter's per-window limit, a pause a 429 set, or (creating a job) an
+ * identical job the service handed back that expires too soon to download, waited out first.
+ */
+export type QueueReason = 'limit' | 'paused' | 'expiring';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -78,7 +81,7 @@ export interface CallOptions {
    * Called once each time the call has to wait in the limiter (the operation's own window
    * is full, or a 429 paused it), with how long it will likely wait.
    */
-  onQueued?: (wait: { operation: Operation; waitMs: number; reason: 'limit' | 'paused' }) => void;
+  onQueued?: (wait: { operation: Operation; waitMs: number; reason: QueueReason }) => void;
 }
 
 export interface WaitOptions {

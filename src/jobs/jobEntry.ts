@@ -2,7 +2,7 @@
 // the service answered and which files landed on disk. Plain data, persisted as JSON.
 
 import { isDqError, type ErrorKind } from '../client/errors';
-import type { DownloadedFile } from '../client/types';
+import type { DownloadedFile, QueueReason } from '../client/types';
 import type { CreateJobRequest, Operation } from '../core/contract';
 
 /**
@@ -46,7 +46,7 @@ export interface JobFailure {
 /** A wait imposed by the client's limiter: until when, and why. */
 export interface QueueWait {
   operation: Operation;
-  reason: 'limit' | 'paused';
+  reason: QueueReason;
   until: number;
 }
 

@@ -37,7 +37,7 @@ export function formatPoint(iso: string): string {
 
 /** `queued: rate limit, starts in 23 s` */
 export function queueText(wait: QueueWait, now: number): string {
-  const why = wait.reason === 'limit' ? 'rate limit' : 'the service asked to wait';
+  const why = { limit: 'rate limit', paused: 'the service asked to wait', expiring: 'an identical job expires first' }[wait.reason];
   return `queued: ${why}, starts in ${formatDuration(wait.until - now)}`;
 }
 

@@ -116,9 +116,11 @@ describe('DataQueryClient calls', () => {
       )
       .on('GET', '/dap/job/new', (_r, n) => ({ status: 200, body: n < 2 ? { id: 'new', status: 'running' } : { id: 'new', status: 'complete', objects: [{ id: 'o2' }] } }));
     const t0 = clock.now();
-    const job = await clock.run(client.runJob('canvas', 't', { format: 'jsonl' }));
+    const waits: unknown[] = [];
+    const job = await clock.run(client.runJob('canvas', 't', { format: 'jsonl' }, { onQueued: (w) => waits.push(w) }));
     assert.equal(job.id, 'new');
     assert.ok(clock.now() - t0 >= 10_000, 'waited for the old job to expire');
+    assert.deepEqual(waits, [{ operation: 'createJob', waitMs: 11_000, reason: 'expiring' }], 'and said so, with how long');
     assert.equal(gateway.seen('POST', '/dap/query/canvas/table/t/data').length, 2);
   });
 

@@ -25,6 +25,7 @@ describe('status texts', () => {
     assert.equal(queueText({ operation: 'createJob', reason: 'limit', until: NOW + 22_400 }, NOW), 'queued: rate limit, starts in 23 s');
     const queued = entry({ state: 'queued', queue: { operation: 'createJob', reason: 'paused', until: NOW + 120_000 } });
     assert.match(jobDescription(queued, NOW), /queued: the service asked to wait, starts in 2 min/);
+    assert.equal(queueText({ operation: 'createJob', reason: 'expiring', until: NOW + 22_000 }, NOW), 'queued: an identical job expires first, starts in 22 s');
   });
 
   it('describes a finished job with its format, kind, age and data freshness', () => {
