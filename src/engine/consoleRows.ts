@@ -1,8 +1,10 @@
-// The rows of a SQL console statement, run once and kept as they stream in: each chunk DuckDB
-// hands out is appended to a table of the engine's own, the first window is answered as soon as
-// it has arrived, and the rest fills in behind it. Every later window, the row count and an
-// export read that table, so a statement whose order is not fixed (a GROUP BY without ORDER BY)
-// pages without rows twice or missing, and statements before the last one run only once.
+// The rows of a SQL console statement, run once and kept: each chunk of its result is appended
+// to a table of the engine's own, the first window is answered as soon as it is in, and the
+// rest is appended behind it. Every later window, the row count and an export read that table,
+// so a statement whose order is not fixed (a GROUP BY without ORDER BY) pages without rows twice
+// or missing, and statements before the last one run only once. The result is complete before
+// its first chunk is read: a streamed one that fails part-way ends like a short one (DuckDB's
+// Node client hands out an empty chunk, not the error), and would be kept cut short.
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { EngineError, toEngineError } from './engineErrors';
@@ -37,7 +39,7 @@ interface Kept {
   rows: number;
   done: boolean;
   failure?: EngineError;
-  /** the connection streaming the statement, until done */
+  /** the connection running the statement, until its rows are all kept */
   conn?: DuckDBConnection;
   /** asked whenever `rows`, `done` or `failure` change; each answers true once it is done waiting */
   waiting: Set<() => boolean>;
@@ -46,11 +48,15 @@ interface Kept {
 
 export class ConsoleRows {
   private readonly kept = new Map<string, Kept>();
+  /** statements whose rows were let go (a newer statement took their place): not an engine restart */
+  private readonly dropped = new Set<string>();
+  /** the schema of the kept rows, made once: statements made at once would conflict making it */
+  private schema?: Promise<void>;
 
   constructor(private readonly host: ConsoleRowsHost) {}
 
   /**
-   * Runs `text` (its statements before the last once, then the last streamed into a table kept
+   * Runs `text` (its statements before the last once, then the last, its result put in a table kept
    * as `id`) and answers its first `limit` rows once they are in; the rest are appended behind.
    */
   async run(work: ConsoleWork, id: string, limit: number, parse: (conn: DuckDBConnection) => Promise<DuckDBPreparedStatement>, database?: AttachedDatabase): Promise<KeptSqlPage> {
@@ -66,16 +72,16 @@ export class ConsoleRows {
         .onDatabase(conn, database, async () => {
           const last = await parse(conn);
           statementKind = this.host.statementKinds[last.statementType] ?? 'UNKNOWN';
-          const stream = await last.stream();
-          const names = stream.columnNames();
-          const types = stream.columnTypes();
+          const result = await last.run();
+          const names = result.columnNames();
+          const types = result.columnTypes();
           kept.columns = names.map((name, i) => ({ name, type: readableTypeOf(String(types[i])), sqlType: String(types[i]) }));
           this.kept.set(id, kept);
           // a statement without columns (SET, …) has no rows to keep
           if (types.length === 0) return;
-          // the rows go in through a connection of their own: another statement on the streaming one would end the stream
+          // the rows go in through a connection of their own
           sink = await this.host.db.connect();
-          await sink.run(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+          await this.schemaMade();
           await sink.run(`CREATE TABLE ${kept.table} (${types.map((t, i) => `c${i} ${String(t)}`).join(', ')})`);
           const appender = await sink.createAppender(id, 'dq_console', 'memory');
           let unflushed = 0;
@@ -86,7 +92,7 @@ export class ConsoleRows {
             this.changed(kept);
           };
           try {
-            for (let chunk = await stream.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await stream.fetchChunk()) {
+            for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
               appender.appendDataChunk(chunk);
               unflushed += chunk.rowCount;
               if (!answered && kept.rows + unflushed >= limit) {
@@ -157,11 +163,12 @@ export class ConsoleRows {
     return `SELECT ${kept.columns.map((c, i) => `c${i} AS ${quoteIdent(c.name)}`).join(', ')} FROM ${kept.table} ORDER BY rowid`;
   }
 
-  /** Stops a statement still streaming and lets go of its rows. */
+  /** Stops a statement still running and lets go of its rows. */
   async drop(id: string): Promise<void> {
     const kept = this.kept.get(id);
     if (!kept) return;
     this.kept.delete(id);
+    this.dropped.add(id);
     kept.conn?.interrupt();
     await kept.filled.catch(() => undefined);
     this.changed(kept);
@@ -176,12 +183,12 @@ export class ConsoleRows {
   /** Waits until `enough` holds or every row is in; fails with the statement's failure or a cancel. */
   private until(id: string, enough: (k: Kept) => boolean, work?: ConsoleWork): Promise<Kept> {
     const kept = this.kept.get(id);
-    if (!kept) return Promise.reject(gone());
+    if (!kept) return Promise.reject(this.gone(id));
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         if (work?.cancelled) reject(new EngineError('cancelled', 'The query was cancelled.'));
         else if (kept.failure) reject(kept.failure);
-        else if (!this.kept.has(id)) reject(gone());
+        else if (!this.kept.has(id)) reject(this.gone(id));
         else if (kept.done || enough(kept)) resolve(kept);
         else return false;
         return true;
@@ -199,11 +206,26 @@ export class ConsoleRows {
     });
   }
 
+  private schemaMade(): Promise<void> {
+    this.schema ??= (async () => {
+      const conn = await this.host.db.connect();
+      try {
+        await conn.run(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+      } finally {
+        conn.closeSync();
+      }
+    })();
+    this.schema.catch(() => (this.schema = undefined));
+    return this.schema;
+  }
+
+  /** Why a statement's rows are not held: a newer statement replaced it, or the engine restarted. */
+  private gone(id: string): EngineError {
+    if (this.dropped.has(id)) return new EngineError('cancelled', 'A newer statement took this one\'s place; its rows are no longer held.');
+    return new EngineError('io', 'The statement\'s rows are no longer held (the engine restarted). Run the statement again.');
+  }
+
   private changed(kept: Kept): void {
     for (const waiter of [...kept.waiting]) waiter();
   }
-}
-
-function gone(): EngineError {
-  return new EngineError('io', 'The statement\'s rows are no longer held (the engine restarted). Run the statement again.');
 }

@@ -6,7 +6,7 @@ import type { EngineClient } from '../../engine/engineClient';
 import type { AttachedDatabase, ExportSource, ResultColumn, ResultSource, View } from '../../engine/engineProtocol';
 
 /** The engine calls a preview makes. */
-export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'count' | 'sqlKept' | 'keptRows' | 'keptCount' | 'dropKept' | 'closeHandle' | 'export'>;
+export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'count' | 'sqlKept' | 'keptRows' | 'keptCount' | 'dropKept' | 'hold' | 'closeHandle' | 'export'>;
 
 export interface RowSource {
   readonly title: string;
@@ -39,7 +39,15 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
  * `database`, it runs on that database file (attached read-only while the statement runs).
  */
 export async function runSqlStatement(engine: PreviewEngine, text: string, firstRows: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<RowSource> {
-  const first = await engine.sqlKept(text, firstRows, signal, database);
+  // the kept rows live in the engine's process: it stays while the grid shows them
+  const release = engine.hold();
+  let first: Awaited<ReturnType<PreviewEngine['sqlKept']>>;
+  try {
+    first = await engine.sqlKept(text, firstRows, signal, database);
+  } catch (err) {
+    release();
+    throw err;
+  }
   return {
     title: statementTitle(text),
     columns: first.columns,
@@ -51,7 +59,10 @@ export async function runSqlStatement(engine: PreviewEngine, text: string, first
     },
     count: (_view, countSignal) => (first.total !== undefined ? Promise.resolve(first.total) : engine.keptCount(first.id, countSignal)),
     exportTarget: () => ({ kept: first.id }),
-    close: () => engine.dropKept(first.id),
+    close: async () => {
+      release();
+      await engine.dropKept(first.id);
+    },
   };
 }
 

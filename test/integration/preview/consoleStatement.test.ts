@@ -69,20 +69,43 @@ describe('a console statement\'s rows in the grid', function () {
   });
 
   it('exports exactly the rows shown, under their own names, and lets go of them when closed', async () => {
-    const source = await runSqlStatement(engine, 'SELECT i AS id, i * 2 AS twice FROM range(3000) t(i)', WINDOW, signal);
+    // run again, the statement would give other numbers
+    const source = await runSqlStatement(engine, 'SELECT i AS id, CAST(random() * 1000000000 AS BIGINT) AS n FROM range(3000) t(i)', WINDOW, signal);
     const shown = await allRows(source);
     const out = path.join(dir, 'console.csv');
     const target = source.exportTarget({});
     assert.deepEqual((await engine.export(target, { path: out, format: 'csv' })).rows, shown.length);
     const lines = (await fs.readFile(out, 'utf8')).trim().split('\n');
-    assert.equal(lines[0], 'id,twice');
+    assert.equal(lines[0], 'id,n');
     assert.deepEqual(lines.slice(1), shown.map((r) => `${String(r[0])},${String(r[1])}`));
     await source.close();
     const after = await source.page({}, 1000, WINDOW, signal).then(
       () => assert.fail('the rows are let go'),
       (e: unknown) => e,
     );
-    assert.ok(isEngineError(after) && after.kind === 'io', String(after));
+    assert.ok(isEngineError(after) && after.kind === 'cancelled', String(after));
+    assert.match(after.message, /newer statement/);
+  });
+
+  it('shows the error of a statement that fails after its first rows, never a result cut short', async () => {
+    const failing = "SELECT CAST(CASE WHEN i = 300000 THEN 'n/a' ELSE i::VARCHAR END AS INTEGER) AS v FROM range(400000) t(i)";
+    const err = await runSqlStatement(engine, failing, WINDOW, signal).then(
+      () => assert.fail('the statement fails'),
+      (e: unknown) => e,
+    );
+    assert.ok(isEngineError(err), String(err));
+    assert.match(err.message, /Could not convert string 'n\/a'/);
+  });
+
+  it('runs the first statements of several consoles at once, each to its own rows', async () => {
+    const fresh = new EngineClient({ hostScript: HOST_SCRIPT, tempDir: path.join(dir, 'fresh') });
+    try {
+      const sources = await Promise.all([1, 2, 3, 4].map((n) => runSqlStatement(fresh, `SELECT ${n} AS n FROM range(${n * 100})`, WINDOW, signal)));
+      assert.deepEqual(await Promise.all(sources.map((s) => s.count({}, signal))), [100, 200, 300, 400]);
+      await Promise.all(sources.map((s) => s.close()));
+    } finally {
+      await fresh.dispose();
+    }
   });
 
   it('stops a statement cancelled before its first rows, and the engine answers the next', async () => {

@@ -24,6 +24,10 @@ function engine(total: number): PreviewEngine & { calls: string[] } {
       fake.calls.push(`drop ${id}`);
       return Promise.resolve();
     },
+    hold: () => {
+      fake.calls.push('hold');
+      return () => fake.calls.push('release');
+    },
   };
   return fake as unknown as PreviewEngine & { calls: string[] };
 }
@@ -40,7 +44,7 @@ describe('a SQL statement as a preview source', () => {
     assert.equal(await source.count({}, signal), 1_000);
     assert.deepEqual(source.exportTarget({}), { kept: 'k1' }, 'an export writes the kept rows, not a new run');
     await source.close();
-    assert.deepEqual(e.calls, ['run', 'rows k1 800', 'count k1', 'drop k1']);
+    assert.deepEqual(e.calls, ['hold', 'run', 'rows k1 800', 'count k1', 'release', 'drop k1'], 'the engine is held while the grid shows the kept rows');
   });
 
   it('knows the row count of a result that fits its first window without asking again', async () => {
@@ -48,6 +52,6 @@ describe('a SQL statement as a preview source', () => {
     const source = await runSqlStatement(e, 'SELECT 1', 200, signal);
     assert.equal(await source.count({}, signal), 17);
     assert.deepEqual(await source.page({}, 200, 200, signal), []);
-    assert.deepEqual(e.calls, ['run']);
+    assert.deepEqual(e.calls, ['hold', 'run']);
   });
 });
