@@ -31,6 +31,8 @@ export interface CopyTurns {
   gaveWay(): boolean;
   /** the result is closed: copy nothing more */
   stopped(): boolean;
+  /** a copy made in one statement over every file (no `perFile`): runs it, and may refuse it before it counts as complete */
+  copyingAll?<T>(copy: () => Promise<T>): Promise<T>;
 }
 
 /** Where a complete copy is kept when its result closes. */
@@ -82,7 +84,8 @@ export class ResultStore {
   async convert(conn: DuckDBConnection, source: string, perFile: string[] | undefined, o: CopyTurns): Promise<void> {
     const count = async (sql: string): Promise<number> => Number((await conn.runAndReadAll(sql)).getRowsJson()[0][0]);
     if (!perFile) {
-      this.convertedRows = await this.use(() => count(`CREATE TABLE ${this.table} AS SELECT * FROM ${source}`));
+      const all = (): Promise<number> => count(`CREATE TABLE ${this.table} AS SELECT * FROM ${source}`);
+      this.convertedRows = await this.use(() => (o.copyingAll ? o.copyingAll(all) : all()));
       this.convertedFiles = this.fileRows.length;
     } else {
       await this.use(() => conn.run(`CREATE TABLE ${this.table} AS SELECT * FROM ${source} LIMIT 0`));

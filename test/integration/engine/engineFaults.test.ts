@@ -125,6 +125,19 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     await stillServes();
   });
 
+  it('reports a gzip CSV without a schema cut where its lines are whole as damaged when copied, and keeps no short copy', async () => {
+    const downloaded = await results.download('canvas', 'users', 'csv');
+    const [header, ...body] = gunzipSync(await fs.readFile(downloaded.paths[0])).toString('utf8').trim().split('\r\n');
+    const many = [header, ...Array.from({ length: 40 }, () => body).flat()];
+    const cut = await file('cut-noschema.csv.gz', gzipSync(`${many.slice(0, Math.floor(many.length * 0.6)).join('\r\n')}\r\n`, { finishFlush: constants.Z_FULL_FLUSH }));
+    const damage = /cut-noschema\.csv\.gz is damaged \(it ends early\)/;
+    assert.match(await rejection(engine.prepare({ paths: [cut] }), 'corrupt'), damage, 'the copy made ahead stops there');
+    const opened = await engine.open({ paths: [cut] });
+    assert.match(await rejection(engine.count(opened.handle, {}), 'corrupt'), damage, 'and no short copy was kept to count from');
+    await engine.closeHandle(opened.handle);
+    await stillServes();
+  });
+
   it('counts a file with a malformed record deep inside by its lines, and reports the record when the rows there are read', async () => {
     const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
     const many = Array.from({ length: 40 }, () => lines).flat();
