@@ -44,8 +44,9 @@ export class PreviewSession {
   private total: number | undefined;
   private error: string | undefined;
   /**
-   * Why the current view has no count: `lasting` (damaged files: a page read before the damage
-   * does not make it go away) or `passing` (the engine restarted: asked again once a page reads).
+   * Why the current view has no count: `passing` (the engine restarted: asked again once a page
+   * reads) or `lasting` (damaged files and the like: a page read before the damage does not make
+   * it go away, and asking again would fail again).
    */
   private countFailure: 'lasting' | 'passing' | undefined;
   private shown: ShownRows | undefined;
@@ -212,7 +213,8 @@ export class PreviewSession {
       },
       (err: unknown) => {
         if (version !== this.version || isCancellation(err)) return;
-        this.countFailure = errorKind(err) === 'corrupt' ? 'lasting' : 'passing';
+        // only a restarted engine is likely to count now; damage, memory or a mistake would fail again
+        this.countFailure = errorKind(err) === 'crashed' ? 'passing' : 'lasting';
         this.setError(err);
       },
     );

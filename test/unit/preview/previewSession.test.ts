@@ -212,6 +212,19 @@ describe('preview session', () => {
     assert.deepEqual(posted.filter((m) => m.type === 'count'), [{ type: 'count', version: s.state().version, total: TOTAL }]);
   });
 
+  it('does not ask again for a count that failed for want of memory each time a page reads', async () => {
+    const { session: s } = session();
+    const short = new EngineError('outOfMemory', 'The query ran out of memory (256 MiB). Raise dataQuery.preview.memoryLimitMb.');
+    let counts = 0;
+    s.attach({ ...numbers(), count: () => (counts++, Promise.reject(short)) });
+    await s.receive({ type: 'ready' });
+    await settle();
+    for (const offset of [200, 400, 600]) await s.receive({ type: 'fetch', version: s.state().version, offset, limit: 200 });
+    await settle();
+    assert.equal(counts, 1);
+    assert.equal(s.state().error, short.message, 'the reason stays in sight');
+  });
+
   it('keeps saying a file is damaged when the rows before the damage read well', async () => {
     const { session: s } = session();
     const damaged = new EngineError('corrupt', 'part-2.jsonl.gz is damaged (it ends early): download the job again.');
