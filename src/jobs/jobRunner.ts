@@ -359,8 +359,11 @@ export class JobRunner {
     let patch: JobPatch;
     if (signal.aborted && downloading) {
       patch = { state: 'complete', failure: { kind: 'cancelled', message: 'The download was cancelled; no partial file was kept.', hint: 'Use Download on the job to fetch the files.' } };
-    } else if ((signal.aborted || isCancelled(err)) && !entry.jobId) {
+    } else if ((signal.aborted || isCancelled(err)) && !entry.jobId && entry.state === 'queued') {
       patch = { state: 'cancelled', failure: { kind: 'cancelled', message: 'Stopped before the query was sent to the service; nothing runs there for it.', hint: 'Run it again when you need it.' } };
+    } else if ((signal.aborted || isCancelled(err)) && !entry.jobId) {
+      // the request may have reached the service, which then answers the same query with its job
+      patch = { state: 'cancelled', failure: { kind: 'cancelled', message: 'Stopped while the query was being sent; the service may have started a job for it.', hint: 'Run it again: an identical query gets that job back.' } };
     } else if (signal.aborted || isCancelled(err)) {
       patch = { state: 'cancelled', failure: { kind: 'cancelled', message: 'Stopped following this job; it may still finish on the service.', hint: 'Use Download on the job to fetch its files later, or run it again.' } };
     } else if (isDqError(err) && err.kind === 'jobExpired') {
