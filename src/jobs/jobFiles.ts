@@ -3,7 +3,8 @@
 // with any result extension (a download decompressed or not), the hidden staging files
 // `.<part>.<run id>.part` of a download that was killed before it finished, and the hidden
 // backups `.<part file>.<run id>.old` of one killed while it put its files in place. Only
-// names built from this job's own object ids match; nothing else in a folder is touched.
+// names built from this job's own object ids match; nothing else in a folder is touched, and
+// staging files written to in the last minutes are left: another download may be using them.
 
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -18,6 +19,12 @@ const RESULT_EXTENSIONS: ReadonlySet<string> = new Set(
 const RUN_FILE_TAIL = /^(.*)\.[0-9a-f]+\.(part|old)$/;
 
 type OwnFile = 'result' | 'staging';
+
+/**
+ * A staging file written to this recently may belong to a download still running (another
+ * window, or `dq`, into the same folder): it is left for a later clean-up.
+ */
+export const STAGING_IN_USE_MS = 10 * 60_000;
 
 /**
  * Removes the staging leftovers of earlier, interrupted downloads of a job from its folder,
@@ -60,6 +67,7 @@ async function removeOwnFiles(dir: string, objectIds: readonly string[], wanted:
     try {
       const stat = await fs.lstat(path.join(dir, name));
       if (!stat.isFile()) continue;
+      if (kind === 'staging' && Date.now() - stat.mtimeMs < STAGING_IN_USE_MS) continue;
       await fs.rm(path.join(dir, name), { force: true });
       removed.push(name);
     } catch (err) {

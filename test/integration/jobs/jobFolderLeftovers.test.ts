@@ -16,6 +16,7 @@ import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { systemClock } from '../../../src/core/clock';
 import { nullLogger } from '../../../src/core/logger';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
+import { STAGING_IN_USE_MS } from '../../../src/jobs/jobFiles';
 import type { JobEntry, QueryParams } from '../../../src/jobs/jobEntry';
 import { JobRunner } from '../../../src/jobs/jobRunner';
 import { JobStore } from '../../../src/jobs/jobStore';
@@ -91,6 +92,9 @@ describe('a job\'s folder after killed and repeated downloads', function () {
     }
     const left = await stagingFiles(folder);
     assert.ok(left.length > 0, 'the killed download left staging files behind');
+    // killed a while ago: no download is writing to them any more
+    const then = new Date(Date.now() - 2 * STAGING_IN_USE_MS);
+    for (const name of left) await fs.utimes(path.join(folder, name), then, then);
     return left;
   }
 
@@ -108,11 +112,14 @@ describe('a job\'s folder after killed and repeated downloads', function () {
     const { entry, folder } = await finishedJob();
     await putOthersIn(folder);
     const left = await killedDownload(entry, folder);
+    // a staging file another download is writing to right now, under another run id
+    const inUse = left[0].replace(/\.[0-9a-f]+\.part$/, '.ffffffffffff.part');
+    await fs.writeFile(path.join(folder, inUse), 'being written');
 
     const { files } = await runner.download(entry.key);
     const names = (await fs.readdir(folder)).sort();
     for (const name of left) assert.ok(!names.includes(name), `${name} is gone`);
-    assert.deepEqual(names, [...files.map((f) => path.basename(f.path)), ...NOT_THE_JOBS].sort(), 'the job\'s files and the others\', nothing more');
+    assert.deepEqual(names, [...files.map((f) => path.basename(f.path)), ...NOT_THE_JOBS, inUse].sort(), 'the job\'s files, the others\' and the one in use, nothing more');
     for (const name of NOT_THE_JOBS) assert.equal(await fs.readFile(path.join(folder, name), 'utf8'), `kept: ${name}\n`);
   });
 
