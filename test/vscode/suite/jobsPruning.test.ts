@@ -23,6 +23,19 @@ function keepFinishedDays(days: number | undefined): Thenable<void> {
   return vscode.workspace.getConfiguration('dataQuery').update('jobs.keepFinishedDays', days, vscode.ConfigurationTarget.Global);
 }
 
+/** Sets the days and settles once the window has told its listeners (the extension's, registered before this one, first). */
+async function keepFinishedDaysSeen(days: number): Promise<void> {
+  const seen = new Promise<void>((resolve) => {
+    const listening = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('dataQuery.jobs.keepFinishedDays')) return;
+      listening.dispose();
+      resolve();
+    });
+  });
+  await keepFinishedDays(days);
+  await seen;
+}
+
 describe('Finished jobs leave the Jobs list when keepFinishedDays is lowered', function () {
   this.timeout(120_000);
   let service: RunningEmulator;
@@ -49,13 +62,11 @@ describe('Finished jobs leave the Jobs list when keepFinishedDays is lowered', f
     const oldEntry = api.jobs.find(SERVICE, old.job.id);
     assert.ok(oldEntry, 'the first job is listed');
     api.jobs.update(oldEntry.key, { updatedAt: Date.now() - 3 * DAY_MS });
-    await keepFinishedDays(3 + 1);
-    assert.ok(api.jobs.find(SERVICE, old.job.id), 'kept while the setting allows four days');
+    await keepFinishedDaysSeen(3 + 1);
+    assert.ok(api.jobs.find(SERVICE, old.job.id), 'kept while the setting allows four days, once the window has applied it');
 
-    await keepFinishedDays(2);
+    await keepFinishedDaysSeen(2);
     assert.equal(vscode.workspace.getConfiguration('dataQuery').get('jobs.keepFinishedDays'), 2, 'the window has the new setting');
-    // the change event may reach the extension a moment after the update settles
-    for (let waited = 0; api.jobs.find(SERVICE, old.job.id) && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     assert.equal(api.jobs.find(SERVICE, old.job.id), undefined, 'the job finished three days ago left the Jobs list');
     assert.ok(api.jobs.find(SERVICE, recent.job.id), 'the job finished today stays');
   });
