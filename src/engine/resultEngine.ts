@@ -674,44 +674,32 @@ export class ResultEngine {
       conn = await this.db.connect();
       result.converting = conn;
       if (result.closed) return;
+      // the files copied are read to their end alongside, on another core: DuckDB would copy a
+      // file cut short as a shorter one, and one cut mid-line fails as a malformed row
+      const checks: Work = { progress: () => undefined, get cancelled() { return result.closed; } };
+      const checked = async <T>(files: number[], copy: () => Promise<T>): Promise<T> => {
+        try {
+          return await this.checkingEnds(result, files, checks, copy);
+        } catch (err) {
+          if (isEngineError(err) && err.kind === 'corrupt') result.damage = err;
+          throw err;
+        }
+      };
       await result.store.convert(conn, result.view, result.perFile, {
         turn: () => Promise.race([this.filesFree(), new Promise<void>((resolve) => (result.closing = resolve))]),
         copying: async (copy) => {
           result.copyingFile = true;
           result.gaveWay = false;
-          // meanwhile the file is read to its end on another core: DuckDB would copy a file cut short as a shorter one
-          const damage = this.checkWhole(result, result.store.convertedFiles, () => result.closed).then(
-            () => undefined,
-            (err: unknown) => toEngineError(err),
-          );
           try {
-            let rows: Awaited<ReturnType<typeof copy>>;
-            try {
-              rows = await copy();
-            } catch (err) {
-              // a file cut mid-line fails the copy as a malformed row: the damage says it better
-              result.damage = await damage;
-              throw result.damage ?? err;
-            }
-            result.damage = await damage;
-            if (result.damage) throw result.damage;
-            return rows;
+            return await checked([result.store.convertedFiles], copy);
           } finally {
             result.copyingFile = false;
           }
         },
         gaveWay: () => result.gaveWay,
         stopped: () => result.closed || result.damage !== undefined,
-        // every file at once (a result without a schema): each read to its end alongside, on another core
-        copyingAll: async (copy) => {
-          const checks: Work = { progress: () => undefined, get cancelled() { return result.closed; } };
-          try {
-            return await this.checkingEnds(result, this.allFiles(result), checks, copy);
-          } catch (err) {
-            if (isEngineError(err) && err.kind === 'corrupt') result.damage = err;
-            throw err;
-          }
-        },
+        // every file at once (a result without a schema)
+        copyingAll: (copy) => checked(this.allFiles(result), copy),
       });
       if (result.store.complete) this.log(`result ${result.id}: ${result.store.convertedRows} rows copied in ${Math.round(performance.now() - started)} ms`);
     } catch (err) {
