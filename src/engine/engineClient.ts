@@ -109,7 +109,7 @@ export class EngineClient {
   }
 
   /**
-   * A console statement run once, its rows kept in the engine as they stream in: the first
+   * A console statement run once, its rows kept in the engine once it has completed: the first
    * `limit` now, later ones and the count through `keptRows` and `keptCount`, until `dropKept`.
    */
   async sqlKept(text: string, limit: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<KeptSqlPage & { id: string }> {

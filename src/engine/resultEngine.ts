@@ -161,7 +161,7 @@ export class ResultEngine {
     this.consoleRows = new ConsoleRows({ db, statementKinds, onDatabase: (conn, database, task) => this.onDatabase(conn, database, task) });
   }
 
-  /** SQL console statements' rows, kept as they stream in */
+  /** SQL console statements' rows, kept once each has completed */
   readonly consoleRows: ConsoleRows;
 
   async open(work: Work, id: string, source: ResultSource): Promise<OpenedResult> {
@@ -295,7 +295,7 @@ export class ResultEngine {
     }), 'sql');
   }
 
-  /** A console statement, run once: its first `limit` rows now, the rest kept as `id` as they come (consoleRows.ts). */
+  /** A console statement, run once: its first `limit` rows now, the rest kept as `id` (consoleRows.ts). */
   async sqlKept(work: Work, id: string, text: string, limit: number, database?: AttachedDatabase): Promise<KeptSqlPage> {
     if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
     try {

@@ -1,6 +1,6 @@
 // What a preview pages through: the files of a result (sortable and filterable over the
 // whole result by the engine) or the rows of one SQL statement (run once, its rows kept in the
-// engine as they come, paged in the order it gave them).
+// engine, paged in the order it gave them).
 
 import type { EngineClient } from '../../engine/engineClient';
 import type { AttachedDatabase, ExportSource, ResultColumn, ResultSource, View } from '../../engine/engineProtocol';
@@ -34,9 +34,9 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
 }
 
 /**
- * Runs a statement (every statement of `text`, once) and answers once its first `firstRows`
- * rows are in; the engine keeps the rest as they come, and the count once all are in. With
- * `database`, it runs on that database file (attached read-only while the statement runs).
+ * Runs a statement (every statement of `text`, once) and answers with its first `firstRows`
+ * rows; the engine keeps the rest, and their count. With `database`, it runs on that database
+ * file (attached read-only while the statement runs).
  */
 export async function runSqlStatement(engine: PreviewEngine, text: string, firstRows: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<RowSource> {
   // the kept rows live in the engine's process: it stays while the grid shows them
