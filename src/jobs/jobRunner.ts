@@ -48,8 +48,8 @@ export interface JobRunnerDeps {
   model: JobsModel;
   sincePoints: SincePointStore;
   clientFor(connection: string): Promise<JobClient>;
-  /** the results root, created when missing */
-  resultsRoot(): Promise<string>;
+  /** the results root, created when missing unless `create` is false (then only where it is) */
+  resultsRoot(options?: { create?: boolean }): Promise<string>;
   downloadSettings(): DownloadSettings;
   clock: Clock;
   logger: Logger;
@@ -171,11 +171,14 @@ export class JobRunner {
     return entry;
   }
 
-  /** The job's folder under today's results root (where an unfinished download of it went), if there is one. */
+  /**
+   * The job's folder under today's results root (where an unfinished download of it went), if
+   * there is one. Only looked up: a results folder the user deleted is not made again.
+   */
   private async folderNow(entry: JobEntry): Promise<string[]> {
     const { jobId } = entry;
     if (!jobId) return [];
-    const root = await this.deps.resultsRoot().catch(() => undefined);
+    const root = await this.deps.resultsRoot({ create: false }).catch(() => undefined);
     return root === undefined ? [] : [jobFolder(root, { ...entry, jobId })];
   }
 

@@ -4,6 +4,7 @@
 // extension's global storage (resultsLayout.ts decides).
 
 import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { FORMATS, OPERATIONS, type Format, type Operation } from '../../core/contract';
 import type { DownloadSettings } from '../../jobs/jobRunner';
@@ -54,8 +55,9 @@ export function readRateLimits(): Partial<Record<Operation, number>> {
 /**
  * The results root, created and checked writable (with a .gitignore of `*` when it is the
  * default in a workspace); an `io` error naming the folder and the setting when it cannot be.
+ * With `create: false`, only where it is, left as it is on disk.
  */
-export function resultsRoot(globalStorage: vscode.Uri): Promise<string> {
+export async function resultsRoot(globalStorage: vscode.Uri, options: { create?: boolean } = {}): Promise<string> {
   const configured = config().get<unknown>('download.folder', '');
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
   const { root, ignoreInGit } = resultsRootOf({
@@ -64,5 +66,5 @@ export function resultsRoot(globalStorage: vscode.Uri): Promise<string> {
     globalStorage: globalStorage.fsPath,
     home: os.homedir(),
   });
-  return ensureResultsRoot(root, ignoreInGit);
+  return options.create === false ? path.resolve(root) : ensureResultsRoot(root, ignoreInGit);
 }

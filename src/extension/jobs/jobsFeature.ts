@@ -57,7 +57,7 @@ export function registerJobsFeature(context: vscode.ExtensionContext, deps: Jobs
     return connection ? connectionIdentity(connection) : name;
   });
   const clientFor = clientByName(store, pool);
-  const root = (): Promise<string> => resultsRoot(context.globalStorageUri);
+  const root = (options?: { create?: boolean }): Promise<string> => resultsRoot(context.globalStorageUri, options);
   const runner = new JobRunner({ model, sincePoints, clientFor, resultsRoot: root, downloadSettings: readDownloadSettings, clock: systemClock, logger });
   const services: JobServices = { model, runner, sincePoints, store, pool, schemas, logger, clientFor, resultsRoot: root };
 

@@ -21,7 +21,7 @@ import type { JobEntry, QueryParams } from '../../../src/jobs/jobEntry';
 import { JobRunner } from '../../../src/jobs/jobRunner';
 import { JobStore } from '../../../src/jobs/jobStore';
 import { JobsModel } from '../../../src/jobs/jobsModel';
-import { jobFolder } from '../../../src/jobs/resultsLayout';
+import { ensureResultsRoot, jobFolder } from '../../../src/jobs/resultsLayout';
 import { SincePointStore } from '../../../src/jobs/sincePoints';
 import { MemoryStorage } from '../../unit/jobs/memoryStorage';
 
@@ -48,7 +48,8 @@ describe('a job\'s folder after killed and repeated downloads', function () {
       model,
       sincePoints: new SincePointStore(storage),
       clientFor: async () => client,
-      resultsRoot: async () => root,
+      // as the extension's: made (with its .gitignore) for a download, only looked up otherwise
+      resultsRoot: async (options) => (options?.create === false ? root : ensureResultsRoot(root, true)),
       downloadSettings: () => ({ decompress: false, concurrency: 2, sha256: false }),
       clock: systemClock,
       logger: nullLogger,
@@ -148,5 +149,15 @@ describe('a job\'s folder after killed and repeated downloads', function () {
     await killedDownload(again.entry, again.folder);
     await runner.remove(again.entry.key, true);
     await assert.rejects(fs.stat(again.folder), { code: 'ENOENT' });
+  });
+
+  it('Remove and Delete Files does not make again a results folder the user deleted', async () => {
+    const { entry } = await finishedJob();
+    await runner.download(entry.key);
+    await fs.rm(root, { recursive: true });
+
+    await runner.remove(entry.key, true);
+    await assert.rejects(fs.stat(root), { code: 'ENOENT' }, 'the deleted results folder stays deleted');
+    assert.equal(model.get(entry.key), undefined);
   });
 });
