@@ -41,6 +41,7 @@ export interface ApiRequest {
   priority?: Priority;
   signal?: AbortSignal;
   onQueued?: CallOptions['onQueued'];
+  onSending?: CallOptions['onSending'];
 }
 
 export interface ApiResponse {
@@ -68,6 +69,7 @@ export class ApiTransport {
       if (signal?.aborted) throw cancelledError(operation);
       const slot = await options.limiter.acquire(operation, { priority: req.priority, signal, onQueued });
       const token = await options.tokens.getToken(signal);
+      req.onSending?.(operation);
       const started = options.clock.now();
       let answer: Exchange;
       try {

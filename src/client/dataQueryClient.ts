@@ -227,7 +227,7 @@ export class DataQueryClient {
 
   private call(operation: Operation, url: string, opts: CallOptions, body?: unknown): Promise<ApiResponse> {
     const { method } = OPERATION_ROUTES[operation];
-    return this.transport.call({ operation, method, url, body, priority: opts.priority, signal: opts.signal, onQueued: opts.onQueued });
+    return this.transport.call({ operation, method, url, body, priority: opts.priority, signal: opts.signal, onQueued: opts.onQueued, onSending: opts.onSending });
   }
 
   private url(operation: Operation, params: Record<string, string>, opts: CallOptions, scoped = true): string {

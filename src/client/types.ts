@@ -82,6 +82,8 @@ export interface CallOptions {
    * is full, or a 429 paused it), with how long it will likely wait.
    */
   onQueued?: (wait: { operation: Operation; waitMs: number; reason: QueueReason }) => void;
+  /** Called each time the request leaves for the service (past the limiter, with a token). */
+  onSending?: (operation: Operation) => void;
 }
 
 export interface WaitOptions {

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { DqError, isCancelled, isDqError } from '../client/errors';
 import type { BudgetSnapshot, CallOptions, DownloadedFile, DownloadOptions, WaitOptions } from '../client/types';
 import type { Clock } from '../core/clock';
-import type { CreateJobRequest, JobRecord, PresignedUrlResponse } from '../core/contract';
+import type { CreateJobRequest, JobRecord, Operation, PresignedUrlResponse } from '../core/contract';
 import type { Logger } from '../core/logger';
 import { sanitizeFileName } from '../core/paths';
 import { dataPoint, failureOf, isActive, storedFile, tableName, type JobEntry, type QueryParams, type StoredFile } from './jobEntry';
@@ -68,6 +68,8 @@ class Run {
   done!: Promise<QueryResult>;
   /** set when this run gave way to an older run of the same job, which now works for its entry */
   joined?: Run;
+  /** a create request left for the service: it may have a job for this run even without an answer */
+  sent = false;
 
   /** `key`: the entry it works for; a newer entry's once the job was folded into that one */
   constructor(public key: string) {}
@@ -224,7 +226,7 @@ export class JobRunner {
       return { entry: this.current(entry), job, files };
     } catch (err) {
       if (run.joined) return run.joined.done;
-      if (!this.disposed) this.failed(entry.key, err, signal);
+      if (!this.disposed) this.failed(entry.key, err, signal, run.sent);
       throw err;
     }
   }
@@ -236,6 +238,7 @@ export class JobRunner {
       signal,
       priority: 'user',
       onQueued: (notice) => this.queued(entry, notice),
+      onSending: (operation) => this.sending(entry, run, operation),
       onUpdate: (job) => this.record(entry, job, run),
     };
     for (let attempt = 0; ; attempt++) {
@@ -257,6 +260,13 @@ export class JobRunner {
     const patch: JobPatch = { queue };
     if (notice.operation === 'createJob' && !this.current(entry).jobId) patch.state = 'queued';
     this.deps.model.update(entry.key, patch);
+  }
+
+  /** A create request is on its way: no longer queued, and no longer "never sent" when stopped. */
+  private sending(entry: JobEntry, run: Run, operation: Operation): void {
+    if (operation !== 'createJob' || this.current(entry).jobId) return;
+    run.sent = true;
+    this.deps.model.update(entry.key, { state: 'waiting', queue: undefined });
   }
 
   private record(entry: JobEntry, job: JobRecord, run?: Run): void {
@@ -354,7 +364,8 @@ export class JobRunner {
     return files;
   }
 
-  private failed(key: string, err: unknown, signal: AbortSignal): void {
+  /** `sent`: a create request of this run left for the service. */
+  private failed(key: string, err: unknown, signal: AbortSignal, sent: boolean): void {
     const entry = this.deps.model.get(key);
     if (!entry) return;
     const downloading = entry.state === 'downloading';
@@ -362,7 +373,7 @@ export class JobRunner {
     let patch: JobPatch;
     if (signal.aborted && downloading) {
       patch = { state: 'complete', failure: { kind: 'cancelled', message: 'The download was cancelled; no partial file was kept.', hint: 'Use Download on the job to fetch the files.' } };
-    } else if ((signal.aborted || isCancelled(err)) && !entry.jobId && entry.state === 'queued') {
+    } else if ((signal.aborted || isCancelled(err)) && !entry.jobId && !sent) {
       patch = { state: 'cancelled', failure: { kind: 'cancelled', message: 'Stopped before the query was sent to the service; nothing runs there for it.', hint: 'Run it again when you need it.' } };
     } else if ((signal.aborted || isCancelled(err)) && !entry.jobId) {
       // the request may have reached the service, which then answers the same query with its job

@@ -1,7 +1,8 @@
 // Stop Following a query the rate limiter still holds: it never reached the service, so the
 // entry says nothing runs there, and the Jobs view offers Run Again but no Download (the
-// menus in package.json match on the tree item's context value). A job stopped after the
-// service took it still offers Download.
+// menus in package.json match on the tree item's context value). One stopped while its
+// request was on its way may have a job there. A job stopped after the service took it still
+// offers Download.
 
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { isDqError } from '../../../src/client/errors';
 import type { JobEntry, QueryParams } from '../../../src/jobs/jobEntry';
 import { jobContextValue } from '../../../src/jobs/jobContextValue';
 import { flushMicrotasks } from '../../support/fakeClock';
-import { startRunner, waitFor, type RunnerFixture } from './runnerFixture';
+import { startRunner, waitFor, waitUntil, type RunnerFixture } from './runnerFixture';
 
 interface MenuItem {
   command: string;
@@ -74,6 +75,30 @@ describe('JobRunner: stopping a query that never reached the service', function 
     await clock.advance(120_000);
     const creates = emu.requestLog.entries().filter((e) => e.operation === 'createJob');
     assert.equal(creates.length, 5, 'the sixth query never reached the service');
+  });
+
+  it('a query stopped while its request is on its way says the service may have a job for it', async () => {
+    // every answer takes 1.5 s of real time, so the sixth request is in flight when it is stopped
+    fx = await startRunner({ faults: { slowMs: 1_500 } });
+    const { clock, model, runner } = fx;
+    const tables = ['users', 'courses', 'accounts', 'enrollments', 'assignments', 'users'];
+    const started = tables.map((table, i) => runner.query({ ...users, table, request: { format: i === 5 ? 'jsonl' : 'csv' } }, false));
+    for (const s of started) s.done.catch(() => undefined);
+    await flushMicrotasks(20);
+    const sixth = started[5];
+    assert.equal(model.get(sixth.entry.key)?.state, 'queued', 'the limiter holds the sixth');
+    await clock.run(Promise.all(started.slice(0, 5).map((s) => waitUntil(model, s.entry.key, (e) => e.jobId !== undefined))));
+
+    // the window moves on: the sixth leaves the limiter, and the Jobs view stops saying "queued"
+    await clock.run(waitUntil(model, sixth.entry.key, (e) => e.state !== 'queued'));
+    assert.equal(model.get(sixth.entry.key)?.jobId, undefined, 'stopped before the service answered');
+    runner.cancel(sixth.entry.key);
+    await assert.rejects(sixth.done, (e: unknown) => isDqError(e) && e.kind === 'cancelled');
+    const stopped = model.get(sixth.entry.key) as JobEntry;
+    assert.equal(stopped.state, 'cancelled');
+    assert.match(stopped.failure?.message ?? '', /being sent; the service may have started a job/);
+    assert.doesNotMatch(stopped.failure?.message ?? '', /nothing runs there/);
+    assert.equal(offered('dataQuery.rerunJob', jobContextValue(stopped)), true, 'Run Again gets that job back');
   });
 
   it('a job stopped after the service took it may still finish there, and offers Download', async () => {
