@@ -135,7 +135,8 @@ export function statusBarView(entries: readonly JobEntry[], lastResult: JobEntry
   }
   if (queued > 0) return { text: `$(watch) ${queued} queued`, visible: true };
   if (lastResult) {
-    const icon = lastResult.state === 'complete' ? '$(check)' : '$(error)';
+    // a complete job whose download failed or was stopped has no files to show for it
+    const icon = lastResult.state !== 'complete' ? '$(error)' : lastResult.failure ? '$(warning)' : '$(check)';
     return { text: `${icon} ${tableName(lastResult)}`, visible: true };
   }
   return { text: '$(database)', visible: entries.length > 0 };

@@ -9,6 +9,7 @@ import type { Logger } from '../../core/logger';
 import { JobRunner } from '../../jobs/jobRunner';
 import { JobStore } from '../../jobs/jobStore';
 import { JobsModel } from '../../jobs/jobsModel';
+import { JobsTicker } from '../../jobs/jobsTicker';
 import { SincePointStore } from '../../jobs/sincePoints';
 import { registerJobCommands } from '../commands/jobCommands';
 import { registerQueryCommands } from '../commands/queryCommands';
@@ -21,7 +22,6 @@ import { clientByName, type JobServices } from './jobServices';
 import { readDownloadSettings, readKeepFinishedDays, resultsRoot } from './jobSettings';
 import type { JobsViewNode } from './jobsNodes';
 import { JobsStatusBar } from './jobsStatusBar';
-import { JobsTicker } from './jobsTicker';
 import { JobsTreeProvider } from './jobsTreeProvider';
 import { RESULT_SCHEME, ResultDocumentProvider } from './resultDocuments';
 
@@ -64,17 +64,17 @@ export function registerJobsFeature(context: vscode.ExtensionContext, deps: Jobs
   const jobsTree = new JobsTreeProvider(model, () => Date.now());
   const jobsView = vscode.window.createTreeView('dataQuery.jobs', { treeDataProvider: jobsTree });
   const statusBar = new JobsStatusBar(model, clientFor, () => Date.now());
-  const ticker = new JobsTicker(model);
+  const ticker = new JobsTicker(model, systemClock, () => {
+    jobsTree.refresh();
+    statusBar.render();
+  }, () => jobsView.visible);
   context.subscriptions.push(
     model,
     jobsTree,
     jobsView,
     statusBar,
     ticker,
-    ticker.onDidTick(() => {
-      jobsTree.refresh();
-      statusBar.render();
-    }),
+    jobsView.onDidChangeVisibility(() => ticker.update()),
     vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, new ResultDocumentProvider()),
     // finished jobs leave the list once older than the setting, in a window left open too
     pruneEvery(PRUNE_EVERY_MS, () => model.prune(readKeepFinishedDays())),

@@ -50,6 +50,9 @@ describe('status texts', () => {
     assert.deepEqual(statusBarView([entry({ state: 'queued' })], undefined), { text: '$(watch) 1 queued', visible: true });
     const done = entry({ state: 'complete' });
     assert.deepEqual(statusBarView([done], done), { text: '$(check) canvas.users', visible: true });
+    // the query completed but its files never arrived: no check mark for it
+    const notDownloaded = entry({ state: 'complete', download: true, files: [], failure: { kind: 'io', message: 'The disk is full.' } });
+    assert.deepEqual(statusBarView([notDownloaded], notDownloaded), { text: '$(warning) canvas.users', visible: true });
     assert.equal(statusBarView([], undefined).visible, false);
   });
 
