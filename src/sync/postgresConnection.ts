@@ -10,12 +10,13 @@ import { DqError } from '../client/errors';
 import type { Logger } from '../core/logger';
 import { postgresError, type PostgresErrorContext } from './postgresErrors';
 import { findPassword, type FoundPassword } from './postgresPassword';
+import { chooseTls, describeTls, type ParsedTlsParts, type TlsChoice } from './postgresTls';
 import { postgresUrlLabel, readPostgresUrl } from './targetSpec';
 
 export interface PostgresEndpointOptions {
   url: string;
   logger: Logger;
-  /** where PGPASSWORD and PGPASSFILE are read (process.env by default) */
+  /** where PGPASSWORD, PGPASSFILE and PGSSLMODE are read (process.env by default) */
   env?: NodeJS.ProcessEnv;
   /** where ~/.pgpass is looked for (the user's home by default) */
   homeDir?: string;
@@ -32,13 +33,15 @@ export function isPostgresUrl(url: string): boolean {
 
 /**
  * What the driver needs to reach the server, read from the URL (refused as `readPostgresUrl`
- * refuses it), and the URL's password apart. `sslmode` keeps libpq's meaning, as psql reads
- * it: `require` encrypts without checking the certificate, `verify-ca` checks it against
- * `sslrootcert`, `verify-full` checks the host name too. (Left to itself, pg 8 treats
- * `require` as `verify-full` and prints a warning about it on stderr; a URL that says
- * `uselibpqcompat` itself is read as it says.)
+ * refuses it), the URL's password apart, and the TLS chosen (see postgresTls.ts). `sslmode`
+ * keeps libpq's meaning, as psql reads it: `require` encrypts without checking the
+ * certificate, `verify-ca` checks it against `sslrootcert`, `verify-full` checks the host name
+ * too; without one in the URL, PGSSLMODE in `env` decides, else the server's place. The
+ * driver's own reading of PGSSLMODE in the process is never used: `ssl` is always set. (Left
+ * to itself, pg 8 treats `require` as `verify-full` and prints a warning about it on stderr; a
+ * URL that says `uselibpqcompat` itself is read as it says.)
  */
-export function connectionConfig(url: string): { config: ClientConfig; password?: string } {
+export function connectionConfig(url: string, env: NodeJS.ProcessEnv = process.env): { config: ClientConfig; password?: string; tls: TlsChoice } {
   const libpq = readPostgresUrl(url).searchParams.has('uselibpqcompat') ? {} : { useLibpqCompat: true };
   let parsed: ReturnType<typeof parse>;
   try {
@@ -47,8 +50,9 @@ export function connectionConfig(url: string): { config: ClientConfig; password?
     throw unreadableUrl(err);
   }
   const { password, ...rest } = parsed;
+  const { ssl, choice } = chooseTls(rest as ParsedTlsParts, env);
   const clean = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null && v !== undefined && v !== ''));
-  return { config: clean as ClientConfig, password: password || undefined };
+  return { config: { ...(clean as ClientConfig), ssl }, password: password || undefined, tls: choice };
 }
 
 /** Why the driver could not read the URL; the URL is never repeated: it may hold the password. */
@@ -71,6 +75,8 @@ function unreadableUrl(err: unknown): DqError {
 
 export class PostgresEndpoint {
   readonly label: string;
+  /** how connections are protected: TLS or not, and where that was decided */
+  readonly tls: TlsChoice;
   private readonly config: ClientConfig;
   private readonly urlPassword?: string;
   private found?: FoundPassword;
@@ -81,9 +87,11 @@ export class PostgresEndpoint {
         hint: 'Write it as postgresql://user@host:port/database; keep the password in PGPASSWORD or ~/.pgpass.',
       });
     }
-    const { config, password } = connectionConfig(options.url);
+    const { config, password, tls } = connectionConfig(options.url, options.env ?? process.env);
     this.label = postgresLabel(options.url);
     this.urlPassword = password;
+    this.tls = tls;
+    options.logger.debug(`postgres: ${this.label}: ${describeTls(tls)}`);
     this.config = {
       ...config,
       application_name: `dq sync (pid ${process.pid} on ${os.hostname()})`.slice(0, 63),
@@ -97,6 +105,7 @@ export class PostgresEndpoint {
   errorContext(doing: string, applying = false): PostgresErrorContext {
     return {
       label: this.label,
+      tls: this.tls,
       doing,
       applying,
       password: this.found?.password ?? this.urlPassword,

@@ -1,11 +1,14 @@
 // Turns what the PostgreSQL driver and server report into DqErrors a person can act on:
 // unreachable or lost connections (network), refused credentials or privileges (auth),
 // a full disk on the server (io), result files that cannot be read or loaded
-// (invalidResponse, io), a missing target table (snapshotRequired). The database password
-// never reaches a message or a cause: it is masked in every text taken from elsewhere.
+// (invalidResponse, io), a missing target table (snapshotRequired), TLS that could not be set
+// up (network: a server without TLS, a certificate not verified, another host name), each
+// with the sslmode that would connect. The database password never reaches a message or a
+// cause: it is masked in every text taken from elsewhere.
 
 import { DqError, type ErrorKind } from '../client/errors';
 import type { PasswordOrigin } from './postgresPassword';
+import type { TlsChoice } from './postgresTls';
 
 export interface PostgresErrorContext {
   /** the target as shown: the URL without its password */
@@ -19,6 +22,8 @@ export interface PostgresErrorContext {
   passwordOrigin?: PasswordOrigin;
   /** the password file that was read, if any */
   passwordFile?: string;
+  /** how the connection was to be protected */
+  tls?: TlsChoice;
 }
 
 /** SQLSTATE of a session the server ended for idling past idle_session_timeout */
@@ -77,6 +82,61 @@ function passwordSource(ctx: PostgresErrorContext): string {
   }
 }
 
+type TlsProblem = 'noTls' | 'certificate' | 'hostName' | 'handshake';
+
+/** What went wrong in setting up TLS, if that is what failed. */
+function tlsProblem(e: RawError): TlsProblem | undefined {
+  if (/does not support SSL connections/i.test(e.message)) return 'noTls';
+  if (/error establishing an SSL connection/i.test(e.message)) return 'handshake';
+  if (!e.code) return undefined;
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'hostName';
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|^CA_|^INVALID_CA$|^PATH_LENGTH_EXCEEDED$/.test(e.code)) return 'certificate';
+  if (e.code === 'EPROTO' || /^ERR_(SSL|TLS)_/.test(e.code)) return 'handshake';
+  return undefined;
+}
+
+/** The sslmode in force, as the message names it: `the URL says sslmode=prefer`. */
+function tlsReason(tls: TlsChoice | undefined): string {
+  if (!tls || tls.from === 'default') return 'a server on another machine is reached only with TLS unless the URL says sslmode=disable';
+  const said = tls.from === 'url' ? `the URL says sslmode=${tls.mode}` : `PGSSLMODE is ${tls.mode}`;
+  // node-postgres cannot fall back to plain text as libpq does
+  return tls.mode === 'prefer' || tls.mode === 'allow' ? `${said}, which is read as sslmode=require here: the connection is encrypted or not made, never made in plain text` : said;
+}
+
+const DISABLE_ADVICE = 'On a network you trust, sslmode=disable in the URL (or PGSSLMODE=disable) connects without encryption.';
+const NO_VERIFY_ADVICE = 'For a server whose certificate cannot be verified, sslmode=require (or no-verify) encrypts without checking it.';
+
+function tlsError(problem: TlsProblem, said: string, ctx: PostgresErrorContext, make: (kind: ErrorKind, message: string, hint?: string) => DqError): DqError {
+  const where = `PostgreSQL at ${ctx.label}`;
+  const unsent = `Nothing was sent while ${ctx.doing}: not the user name, not the password`;
+  switch (problem) {
+    case 'noTls':
+      return make(
+        'network',
+        `${where} does not offer TLS (encrypted connections), and ${tlsReason(ctx.tls)}. ${unsent}.`,
+        `Turn TLS on in the server (ssl = on in postgresql.conf). ${DISABLE_ADVICE} ${NO_VERIFY_ADVICE}`,
+      );
+    case 'certificate':
+      return make(
+        'network',
+        `The TLS certificate of ${where} could not be verified (${said}). ${unsent}.`,
+        `If the server's certificate comes from your own authority, add sslrootcert=/path/to/root.crt to the URL. ${NO_VERIFY_ADVICE} ${DISABLE_ADVICE}`,
+      );
+    case 'hostName':
+      return make(
+        'network',
+        `The TLS certificate of ${where} is for another host name (${said}). ${unsent}.`,
+        `Write the host name the certificate names in the URL, or use sslmode=verify-ca with sslrootcert to check the authority without the name. ${NO_VERIFY_ADVICE} ${DISABLE_ADVICE}`,
+      );
+    case 'handshake':
+      return make(
+        'network',
+        `TLS could not be set up with ${where} (${said}) while ${ctx.doing}.`,
+        `Check that the server speaks PostgreSQL with TLS on that port. ${NO_VERIFY_ADVICE} ${DISABLE_ADVICE}`,
+      );
+  }
+}
+
 /** The DqError for a failure of the PostgreSQL target, with the raw failure as a clean cause. */
 export function postgresError(err: unknown, ctx: PostgresErrorContext): DqError {
   if (err instanceof DqError) return err;
@@ -91,6 +151,8 @@ export function postgresError(err: unknown, ctx: PostgresErrorContext): DqError 
   if (e.name === 'AbortError' || e.code === '57014') {
     return make('cancelled', `Stopped while ${ctx.doing}${kept}.`);
   }
+  const tls = tlsProblem(e);
+  if (tls) return tlsError(tls, said, ctx, make);
   if (e.code === '28P01' || e.code === '28000') {
     return make(
       'auth',

@@ -60,7 +60,7 @@ export interface PostgresTargetOptions {
    * is shorter), so that nothing closes it as idle
    */
   keepAliveMs?: number;
-  /** where PGPASSWORD and PGPASSFILE are read (process.env by default) */
+  /** where PGPASSWORD, PGPASSFILE and PGSSLMODE are read (process.env by default) */
   env?: NodeJS.ProcessEnv;
   /** where ~/.pgpass is looked for (the user's home by default) */
   homeDir?: string;

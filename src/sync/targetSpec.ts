@@ -124,7 +124,7 @@ export interface TargetDeps {
   lockWaitMs?: number;
   /** only reads the meta table (sync status) */
   readOnly?: boolean;
-  /** where PostgreSQL's PGPASSWORD, PGPASSFILE and HOME (for ~/.pgpass) are read (process.env by default) */
+  /** where PostgreSQL's PGPASSWORD, PGPASSFILE, PGSSLMODE and HOME (for ~/.pgpass) are read (process.env by default) */
   env?: NodeJS.ProcessEnv;
 }
 

@@ -2,6 +2,7 @@
 // ({connection, namespace, table?, resnapshot?}) a sync asks nothing and resolves with one
 // report per table; from a tree node or the palette (quick picks connection > namespace >
 // table) it shows a progress notification with Cancel, then a summary with the next steps.
+// A PostgreSQL server named by a workspace's settings is allowed first, in a modal dialog.
 
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
@@ -19,6 +20,7 @@ import { runPickSteps, type PickItem, type PickStep } from '../ui/multiStepPick'
 import { presentError, type ErrorAction } from '../ui/presentError';
 import type { SyncedTablesModel } from './syncedTablesModel';
 import type { SyncOutcome, SyncRequest, SyncService } from './syncService';
+import type { ConsentAnswer, ConsentProblem, ConsentQuestion, SyncTargetConsent } from './syncTargetConsent';
 import { SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 import { runMessage, summaryText } from './syncTexts';
 
@@ -36,6 +38,8 @@ export interface SyncCommandDeps {
   /** a namespace's tables (from the explorer's cache when fresh) */
   tables(connection: Connection, namespace: string, signal: AbortSignal): Promise<string[]>;
   target(): SyncTargetChoice;
+  /** the remembered answers about servers a workspace's settings name */
+  consent: Pick<SyncTargetConsent, 'forget'>;
   logger: Logger;
 }
 
@@ -84,6 +88,8 @@ async function syncInteractively(deps: SyncCommandDeps, request: SyncRequest): P
   const title = `Sync ${what} (${request.connection})${request.resnapshot ? ', fresh snapshot' : ''}`;
   let outcome: SyncOutcome;
   try {
+    // before the progress notification: the dialog asks about a server a workspace's settings name
+    await deps.service.confirmTarget(askToAllow);
     outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
       const stop = new AbortController();
       const cancel = token.onCancellationRequested(() => stop.abort());
@@ -97,6 +103,7 @@ async function syncInteractively(deps: SyncCommandDeps, request: SyncRequest): P
         progress.report({ message: request.tables === 'all' ? 'listing the tables' : 'starting' });
         return await deps.service.run(request, {
           signal: stop.signal,
+          ask: askToAllow,
           onWaiting: () => progress.report({ message: 'waiting for another sync of the same database to end' }),
           onProgress: (p) => {
             latest.set(`${p.namespace}.${p.table}`, p);
@@ -109,7 +116,7 @@ async function syncInteractively(deps: SyncCommandDeps, request: SyncRequest): P
       }
     });
   } catch (err) {
-    presentError(deps.logger, title, err, runActions(err));
+    presentError(deps.logger, title, err, runActions(err, deps, request));
     return undefined;
   }
   announce(deps, request, outcome);
@@ -139,13 +146,30 @@ function announce(deps: SyncCommandDeps, request: SyncRequest, { reports, target
   void vscode.window.showInformationMessage(`Sync: ${summary}`, ...actions.map((a) => a.title)).then((choice) => actions.find((a) => a.title === choice)?.run());
 }
 
-function runActions(err: unknown): ErrorAction[] {
+/** The modal dialog that asks to allow a server a workspace's settings name. */
+function askToAllow(question: ConsentQuestion): Thenable<ConsentAnswer> {
+  return vscode.window
+    .showWarningMessage(question.message, { modal: true, detail: question.detail }, question.allow, question.decline)
+    .then((choice) => (choice === question.allow ? 'allow' : choice === question.decline ? 'decline' : undefined));
+}
+
+function runActions(err: unknown, deps: SyncCommandDeps, request: SyncRequest): ErrorAction[] {
   if (!isDqError(err)) return [];
   if (err.kind === 'auth') return [{ title: 'Set Credentials', run: () => vscode.commands.executeCommand('dataQuery.setCredentials') }];
-  if (err.kind === 'usage' && err.message.includes(SYNC_TARGET_SETTING)) {
-    return [{ title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', SYNC_TARGET_SETTING) }];
+  const actions: ErrorAction[] = [];
+  if (err.kind === 'usage' && err.details?.problem === ('targetDeclined' satisfies ConsentProblem)) {
+    actions.push({
+      title: 'Ask Again',
+      run: async () => {
+        await deps.consent.forget(deps.target());
+        return syncInteractively(deps, request);
+      },
+    });
   }
-  return [];
+  if (err.kind === 'usage' && err.message.includes(SYNC_TARGET_SETTING)) {
+    actions.push({ title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', SYNC_TARGET_SETTING) });
+  }
+  return actions;
 }
 
 /** Opens the preview's SQL console on the synced DuckDB file, with a first statement on `table` (or a synced one). */

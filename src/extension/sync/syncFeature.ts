@@ -2,7 +2,8 @@
 // dataQuery.sync.target setting, the sync host (a child process running the editor's own
 // Node), the service that runs syncs and reads the target's meta table into the synced-tables
 // model, and the commands. The synced tables are read on activation and when the setting
-// changes (only when there is something to read: a missing local database is not created).
+// changes (only when there is something to read: a missing local database is not created,
+// and a PostgreSQL server a workspace's settings name is read once a sync to it was allowed).
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -19,6 +20,7 @@ import { registerSyncCommands } from './syncCommands';
 import type { SyncedTablesModel } from './syncedTablesModel';
 import { SyncService } from './syncService';
 import { syncServiceConfig } from './syncServiceConfig';
+import { settingOrigin, SyncTargetConsent } from './syncTargetConsent';
 import { parseSyncTarget, SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 
 export interface SyncFeatureDeps {
@@ -47,6 +49,7 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
       globalStorage: storage,
       workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri.fsPath : undefined,
     });
+  const consent = new SyncTargetConsent(context.globalState, () => settingOrigin(vscode.workspace.getConfiguration().inspect(SYNC_TARGET_SETTING)));
   const host = new SyncHostClient({ hostScript: context.asAbsolutePath(path.join('dist', 'syncHost.js')), logger });
   const service = new SyncService({
     host,
@@ -54,6 +57,7 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
     target,
     workDir: path.join(storage, 'sync-work'),
     logger,
+    consent,
     serviceFor: (name) =>
       syncServiceConfig(findConnection(store, name), {
         sample: () => deps.sample.get(),
@@ -71,6 +75,7 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
       pool: deps.pool,
       tables: (connection, namespace, signal) => deps.explorer.schemas.tables(connection, namespace, signal),
       target,
+      consent,
       logger,
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {

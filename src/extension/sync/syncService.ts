@@ -1,7 +1,9 @@
 // Runs the editor's syncs through the sync host and keeps the synced-tables model current.
 // Runs on one target take turns (a second waits for the first, saying so), and so does reading
 // the target's meta table, so this window never competes with itself for the database file.
-// Pure apart from the host it is given: no `vscode` import.
+// A PostgreSQL server that a workspace's settings name is connected to only once the user
+// allowed it (see syncTargetConsent.ts): a run asks first or is refused, and its meta table is
+// not read before. Pure apart from the host it is given: no `vscode` import.
 
 import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -12,6 +14,7 @@ import type { SyncHostClient } from '../../sync/syncHostClient';
 import type { SyncServiceConfig } from '../../sync/syncProtocol';
 import type { SyncProgress, TableSyncReport } from '../../sync/syncReport';
 import type { SyncedTablesModel } from './syncedTablesModel';
+import type { ConsentAnswer, ConsentQuestion, SyncTargetConsent } from './syncTargetConsent';
 import type { SyncTargetChoice } from './syncTargetSetting';
 import { failureReason } from './syncTexts';
 
@@ -28,6 +31,8 @@ export interface SyncRunOptions {
   /** the run waits for another run (or a reading) of the same target to end */
   onWaiting?(): void;
   signal?: AbortSignal;
+  /** asks the user to allow a server the workspace's settings name; without it, such a run is refused until allowed */
+  ask?(question: ConsentQuestion): Thenable<ConsentAnswer>;
 }
 
 export interface SyncOutcome {
@@ -45,6 +50,8 @@ export interface SyncServiceDeps {
   /** where runs keep their downloads while applying them */
   workDir: string;
   logger: Logger;
+  /** whether the user allowed the target (a server named by a workspace's settings); every target is allowed without it */
+  consent?: Pick<SyncTargetConsent, 'confirm' | 'mayConnect'>;
 }
 
 export class SyncService {
@@ -56,6 +63,7 @@ export class SyncService {
   async run(request: SyncRequest, options: SyncRunOptions = {}): Promise<SyncOutcome> {
     const { model, logger } = this.deps;
     const target = this.deps.target();
+    await this.deps.consent?.confirm(target, options.ask);
     model.useTarget(target.spec, target.label);
     const service = await this.deps.serviceFor(request.connection);
     const reports = await this.inTurn(target.spec, options, async () => {
@@ -85,6 +93,11 @@ export class SyncService {
     return { reports, target };
   }
 
+  /** Asks the user to allow the target now, when it needs that; throws as `run` would refuse it. */
+  async confirmTarget(ask: NonNullable<SyncRunOptions['ask']>): Promise<void> {
+    await this.deps.consent?.confirm(this.deps.target(), ask);
+  }
+
   /** Reads the target's meta table into the model. Failures are logged, never thrown. */
   async refresh(): Promise<void> {
     let target: SyncTargetChoice;
@@ -95,6 +108,11 @@ export class SyncService {
       return;
     }
     this.deps.model.useTarget(target.spec, target.label);
+    if (this.deps.consent && !this.deps.consent.mayConnect(target)) {
+      this.deps.model.replaceStates(target.spec, []);
+      this.deps.logger.info(`The synced tables of ${target.label} are read once a sync to it is allowed (the workspace's settings name it).`);
+      return;
+    }
     if (target.kind === 'duckdb' && !existsSync(target.path)) {
       this.deps.model.replaceStates(target.spec, []);
       return;

@@ -25,4 +25,14 @@ describe('PostgreSQL errors', () => {
     assert.equal(other.kind, 'server');
     assert.ok(!other.describe().includes('s3cret'), other.describe());
   });
+
+  it('a TLS set-up that fails otherwise (a server that answers neither yes nor no to TLS, a broken handshake) gives the same advice, not the raw failure', () => {
+    const connecting = { label: 'postgresql://etl@db.example.org/warehouse', doing: 'connecting', password: 's3cret' };
+    for (const raw of [new Error('There was an error establishing an SSL connection'), serverError('ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number')]) {
+      const err = postgresError(raw, connecting);
+      assert.equal(err.kind, 'network');
+      assert.match(err.message, /^TLS could not be set up with PostgreSQL at postgresql:\/\/etl@db\.example\.org\/warehouse \(.+\) while connecting\.$/);
+      assert.match(err.hint ?? '', /sslmode=require \(or no-verify\).*sslmode=disable/);
+    }
+  });
 });

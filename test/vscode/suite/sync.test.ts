@@ -1,11 +1,12 @@
 // Syncing tables of the sample connection into the local database, in VS Code: Sync Table and
 // Sync Namespace by argument object (the sync runs in its own process), the synced mark on the
 // table in the explorer (redrawn while a run goes on), a second run, bad arguments and a target setting holding a password
-// refused, the SQL console on the synced database, and a cancelled resnapshot leaving the table
+// refused, a PostgreSQL server named by the workspace settings refused until allowed, the SQL console on the synced database, and a cancelled resnapshot leaving the table
 // as the last run left it.
 
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DataQueryExtensionApi } from '../../../src/extension/extension';
@@ -92,7 +93,8 @@ describe('Sync into a database', function () {
     const item = api.explorer.getTreeItem(users);
     const day = first.point!.slice(0, 10);
     assert.match(String(item.description), new RegExp(`^v\\d+ · synced ${day} \\d\\d:\\d\\d, ${first.rows.toLocaleString('en-US')} rows$`));
-    const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : String(item.tooltip);
+    const hovered = (await api.explorer.resolveTreeItem(item, users)).tooltip; // made when hovered
+    const tooltip = hovered instanceof vscode.MarkdownString ? hovered.value : String(hovered);
     assert.match(tooltip, /Synced to .*sync\.duckdb.*data as of/);
     assert.deepEqual([(item.iconPath as vscode.ThemeIcon).id, (item.iconPath as vscode.ThemeIcon).color?.id], ['table', 'charts.green']);
 
@@ -142,6 +144,28 @@ describe('Sync into a database', function () {
     } finally {
       await vscode.workspace.getConfiguration('dataQuery').update('sync.target', undefined, vscode.ConfigurationTarget.Global);
       await marked(api, 'canvas', 'users');
+    }
+  });
+
+  it('refuses a sync by argument object to a PostgreSQL server the workspace settings name, until allowed, and connects nowhere', async () => {
+    const connections: net.Socket[] = [];
+    const server = net.createServer((socket) => {
+      connections.push(socket);
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `postgresql://etl@127.0.0.1:${(server.address() as net.AddressInfo).port}/warehouse`;
+    const wasMarked = api.syncedTables.stateOf(SAMPLE, 'canvas', 'users') !== undefined;
+    await vscode.workspace.getConfiguration('dataQuery').update('sync.target', url, vscode.ConfigurationTarget.Workspace);
+    try {
+      const message = await rejection(sync('dataQuery.syncTable', { namespace: 'canvas', table: 'users' }));
+      assert.ok(message.includes(`This workspace's settings name the sync target ${url}, a PostgreSQL server not confirmed yet`), message);
+      assert.match(message, /Sync Table.*confirm the server/);
+      assert.equal(connections.length, 0, 'nothing connected to the server');
+    } finally {
+      await vscode.workspace.getConfiguration('dataQuery').update('sync.target', undefined, vscode.ConfigurationTarget.Workspace);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (wasMarked) await marked(api, 'canvas', 'users');
     }
   });
 
