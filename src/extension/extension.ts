@@ -75,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     store,
     explorer,
     explorerView,
+    explorer.followExpansion(explorerView),
     store.onDidChangeConnections(onSettingsChanged),
     store.onDidChangeCredentials((name) => {
       pool.forget(name);

@@ -1,8 +1,11 @@
 // How each explorer node looks: label, description, icon, tooltip, context value and click
 // command. Pure apart from building VS Code's TreeItem objects; the provider supplies the time.
+// Namespaces and tables tell the age of their list or schema, so their tooltips are left out
+// of the item and made when hovered (hoverTooltip).
 
 import * as vscode from 'vscode';
 import { columnNotes, fieldName } from '../../core/schema';
+import { STALE_AFTER_MS } from '../../core/schemaCache';
 import { formatAge } from '../../jobs/statusTexts';
 import { missingCredentials } from '../connections/clientPool';
 import { markdownText } from '../ui/markdownText';
@@ -15,9 +18,9 @@ export function treeItem(node: ExplorerNode, now: number): vscode.TreeItem {
     case 'connection':
       return node.needsCredentials ? credentialsNeededItem(node) : connectionItem(node);
     case 'namespace':
-      return namespaceItem(node, now);
+      return namespaceItem(node);
     case 'table':
-      return tableItem(node, now);
+      return tableItem(node);
     case 'column':
       return columnItem(node);
     case 'error': {
@@ -42,30 +45,44 @@ export function treeItem(node: ExplorerNode, now: number): vscode.TreeItem {
   }
 }
 
-function namespaceItem(node: NamespaceNode, now: number): vscode.TreeItem {
+function namespaceItem(node: NamespaceNode): vscode.TreeItem {
   const item = new vscode.TreeItem(node.namespace, vscode.TreeItemCollapsibleState.Collapsed);
   item.iconPath = new vscode.ThemeIcon('symbol-namespace');
   item.contextValue = 'dataQuery.namespace';
-  if (node.listedAt !== undefined) item.tooltip = `${node.namespace}\n\nTables listed ${formatAge(node.listedAt, now)}.`;
   item.id = node.id;
   return item;
 }
 
-function tableItem(node: TableNode, now: number): vscode.TreeItem {
+function tableItem(node: TableNode): vscode.TreeItem {
   const item = new vscode.TreeItem(node.table, vscode.TreeItemCollapsibleState.Collapsed);
   item.iconPath = new vscode.ThemeIcon('table');
   item.contextValue = 'dataQuery.table';
-  const tooltip = new vscode.MarkdownString(`**${markdownText(`${node.namespace}.${node.table}`)}**\n\n`);
-  if (node.schema) {
-    item.description = `v${node.schema.version}${node.schema.stale ? ' (stale)' : ''}`;
-    const age = `Schema version ${node.schema.version}, read ${formatAge(node.schema.readAt, now)}`;
-    tooltip.appendMarkdown(markdownText(node.schema.stale ? `${age}: older than the service's 4-hour refresh, so it is read again on the next expand.` : `${age}.`));
-  } else {
-    tooltip.appendMarkdown('Expand to read its schema.');
-  }
-  item.tooltip = tooltip;
+  if (node.schema) item.description = `v${node.schema.version}${node.schema.stale ? ' (stale)' : ''}`;
   item.id = node.id;
   return item;
+}
+
+/** The tooltip of a namespace or table as of `now` (when it is hovered), with a table's sync mark. */
+export function hoverTooltip(node: NamespaceNode | TableNode, now: number, mark?: SyncedTableMark): vscode.MarkdownString {
+  if (node.kind === 'namespace') {
+    const listed = node.listedAt === undefined ? 'Expand to list its tables.' : `Tables listed ${formatAge(node.listedAt, now)}${stale(node.listedAt, now) ? `: ${READ_AGAIN}` : '.'}`;
+    return new vscode.MarkdownString(`**${markdownText(node.namespace)}**\n\n${markdownText(listed)}`);
+  }
+  const paragraphs = [`**${markdownText(`${node.namespace}.${node.table}`)}**`];
+  if (node.schema) {
+    const age = `Schema version ${node.schema.version}, read ${formatAge(node.schema.readAt, now)}`;
+    paragraphs.push(markdownText(stale(node.schema.readAt, now) ? `${age}: ${READ_AGAIN}` : `${age}.`));
+  } else {
+    paragraphs.push('Expand to read its schema.');
+  }
+  if (mark) paragraphs.push(markdownText(mark.tooltip));
+  return new vscode.MarkdownString(paragraphs.join('\n\n'));
+}
+
+const READ_AGAIN = "older than the service's 4-hour refresh, so it is read again on the next expand.";
+
+function stale(readAt: number, now: number): boolean {
+  return now - readAt >= STALE_AFTER_MS;
 }
 
 /** What a table's node shows of its copy in the sync target, or of a sync of it under way. */
@@ -78,13 +95,10 @@ export interface SyncedTableMark {
   syncing: boolean;
 }
 
-/** Adds a sync mark to a table's item, after its schema version: the text, a tooltip paragraph and a green (or spinning) icon. */
+/** Adds a sync mark to a table's item, after its schema version: the text and a green (or spinning) icon; its tooltip paragraph joins hoverTooltip. */
 export function markSyncedTable(item: vscode.TreeItem, mark: SyncedTableMark): vscode.TreeItem {
   item.description = [typeof item.description === 'string' ? item.description : '', mark.description].filter(Boolean).join(' · ');
   item.iconPath = mark.syncing ? new vscode.ThemeIcon('sync~spin') : new vscode.ThemeIcon('table', new vscode.ThemeColor('charts.green'));
-  const paragraph = markdownText(mark.tooltip);
-  if (item.tooltip instanceof vscode.MarkdownString) item.tooltip.appendMarkdown(`\n\n${paragraph}`);
-  else item.tooltip = new vscode.MarkdownString([item.tooltip, paragraph].filter(Boolean).join('\n\n'));
   return item;
 }
 

@@ -14,13 +14,20 @@ import { childrenOf, columnsOf, type Column } from '../../core/schema';
 import type { Connection } from '../connections/connectionConfig';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
-import { markSyncedTable, SET_CREDENTIALS_COMMAND, treeItem } from './explorerItems';
+import { hoverTooltip, markSyncedTable, SET_CREDENTIALS_COMMAND, treeItem, type SyncedTableMark } from './explorerItems';
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, NodeAction, SchemaInfo, TableNode } from './explorerNodes';
 import type { SchemaReader } from './schemaReader';
 import { TableListCache, type TableLoader } from './tableListCache';
 import type { TableMarks } from './tableMarks';
 
 export const REFRESH_COMMAND = 'dataQuery.refresh';
+
+/** Opens the settings file at the connections, where a name, an address or an opt-in is fixed. */
+const OPEN_CONNECTION_SETTINGS: NodeAction = {
+  title: 'Open Settings',
+  command: 'workbench.action.openSettingsJson',
+  arguments: [{ revealSetting: { key: 'dataQuery.connections' } }],
+};
 
 export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ExplorerNode | undefined>();
@@ -136,14 +143,31 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   getTreeItem(node: ExplorerNode): vscode.TreeItem {
     const now = this.clock.now();
     const item = treeItem(node, now);
-    const mark = node.kind === 'table' ? this.marks?.markOf(node.connection.name, node.namespace, node.table, now) : undefined;
+    const mark = this.markOf(node, now);
     return mark ? markSyncedTable(item, mark) : item;
   }
 
-  /** Tooltips say how old a list is when hovered, so an item drawn before the list was read still tells. */
+  /**
+   * Fills the tooltips of namespaces and tables when hovered (VS Code asks for tooltips left
+   * out of the item, once per drawing), so the age of a list or schema is told as of the hover,
+   * not as of when the item was drawn.
+   */
   resolveTreeItem(item: vscode.TreeItem, node: ExplorerNode): vscode.TreeItem {
-    item.tooltip ??= treeItem(node, this.clock.now()).tooltip;
+    const now = this.clock.now();
+    if (node.kind === 'namespace' || node.kind === 'table') item.tooltip = hoverTooltip(node, now, this.markOf(node, now));
+    else item.tooltip ??= treeItem(node, now).tooltip;
     return item;
+  }
+
+  /**
+   * Follows the view's expansions. VS Code keeps the children it drew, so expanding a node
+   * again asks nothing: a namespace or table whose list or schema has grown older than 4
+   * hours is read again there (the old copy shows meanwhile) and redrawn when it is read.
+   */
+  followExpansion(view: Pick<vscode.TreeView<ExplorerNode>, 'onDidExpandElement'>): vscode.Disposable {
+    return view.onDidExpandElement(({ element }) => {
+      if (element.kind === 'namespace' || element.kind === 'table') this.readAgainIfStale(element, true);
+    });
   }
 
   getParent(node: ExplorerNode): ExplorerNode | undefined {
@@ -184,7 +208,7 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
           id: `problem/${i}`,
           message: problem,
           detail: problem,
-          action: { title: 'Open Settings', command: 'workbench.action.openSettingsJson', arguments: [] },
+          action: OPEN_CONNECTION_SETTINGS,
         }),
       );
     });
@@ -209,13 +233,13 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   private async tableNodes(parent: NamespaceNode): Promise<ExplorerNode[]> {
     const { connection, namespace } = parent;
     const held = this.schemas.cache.tables(this.schemas.keyOf(connection), namespace);
-    if (held && !this.schemas.cache.isStale(held)) return this.tableChildren(parent, held);
-    this.tables.forgetSettled(connection.name, namespace);
-    const listing = this.tables.get(connection.name, namespace, (call) => this.listTables(connection, namespace, call));
     if (held) {
-      this.afterReread(parent, listing.tables);
+      this.readAgainIfStale(parent, false);
       return this.tableChildren(parent, held);
     }
+    // a listing that failed stays until a retry clears it: a redraw shows its error, it does not list again
+    this.tables.forgetSettled(connection.name, namespace);
+    const listing = this.tables.get(connection.name, namespace, (call) => this.listTables(connection, namespace, call));
     await listing.ready;
     if (listing.waiting) return [this.child(parent, { kind: 'waiting', id: `${parent.id}/waiting`, ...listing.waiting })];
     try {
@@ -253,9 +277,9 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     const { connection, namespace, table } = parent;
     const cache = this.schemas.cache;
     let held = cache.schema(this.schemas.keyOf(connection), namespace, table);
-    if (held && cache.isStale(held)) {
-      this.afterReread(parent, this.schemas.schema(connection, namespace, table, { priority: 'background', force: true }));
-    } else if (!held) {
+    if (held) {
+      this.readAgainIfStale(parent, false);
+    } else {
       try {
         held = await this.schemas.schema(connection, namespace, table);
       } catch (err) {
@@ -290,6 +314,10 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     return this.child(parent, { kind: 'column', id, connection, namespace, table, column, hasMembers });
   }
 
+  private markOf(node: ExplorerNode, now: number): SyncedTableMark | undefined {
+    return node.kind === 'table' ? this.marks?.markOf(node.connection.name, node.namespace, node.table, now) : undefined;
+  }
+
   private tableOf(node: ColumnNode): ExplorerNode | undefined {
     return this.nodes.get(tableId(node.connection.name, node.namespace, node.table));
   }
@@ -304,6 +332,31 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     const changed = node.schema?.version !== info?.version || node.schema?.stale !== info?.stale;
     node.schema = info;
     if (changed) this.changed.fire(node);
+  }
+
+  /**
+   * Starts reading a namespace's table list or a table's schema again when the copy kept is
+   * stale (one read at a time); the node is redrawn when it ends. A stale list whose last read
+   * failed is read again only when `retryFailed` (an expand), not on every redraw.
+   */
+  private readAgainIfStale(node: NamespaceNode | TableNode, retryFailed: boolean): void {
+    if (this.rereads.has(node.id)) return;
+    const { connection, namespace } = node;
+    const cache = this.schemas.cache;
+    const key = this.schemas.keyOf(connection);
+    if (node.kind === 'table') {
+      const held = cache.schema(key, namespace, node.table);
+      if (held && cache.isStale(held)) this.afterReread(node, this.schemas.schema(connection, namespace, node.table, { priority: 'background', force: true }));
+      return;
+    }
+    const held = cache.tables(key, namespace);
+    if (!held || !cache.isStale(held)) return;
+    if (this.tables.failed(connection.name, namespace)) {
+      if (!retryFailed) return;
+      this.tables.clear(connection.name, namespace);
+    }
+    this.tables.forgetSettled(connection.name, namespace);
+    this.afterReread(node, this.tables.get(connection.name, namespace, (call) => this.listTables(connection, namespace, call)).tables);
   }
 
   /** Redraws `node` when a read of a stale copy ends; the stale copy stays when it fails. */
@@ -350,6 +403,18 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
       const gone = `${parent.namespace}.${parent.table} no longer exists: refresh ${parent.namespace} to list its tables again.`;
       action = { title: 'Refresh', command: REFRESH_COMMAND, arguments: [this.nodes.get(namespaceId(connection.name, parent.namespace)) ?? parent] };
       return this.child(parent, { kind: 'error', id, message: gone, detail, action });
+    }
+    // asking again cannot help these: the connection's settings must change
+    if (isDqError(err) && err.kind === 'notFound' && parent.kind === 'namespace') {
+      const named = err.details?.kind === 'namespace' && err.details.id !== undefined;
+      const check = named
+        ? `The service has no namespace "${parent.namespace}": check its spelling under "namespaces" in the connection's settings.`
+        : `Listing "${parent.namespace}" found nothing: check the namespace, and the connection's baseUrl and dataPrefix, in its settings.`;
+      return this.child(parent, { kind: 'error', id, message: check, detail, action: OPEN_CONNECTION_SETTINGS });
+    }
+    if (isDqError(err) && err.kind === 'insecure') {
+      const check = `${message.replace(/\.?$/, '.')} Use https:// in the connection's baseUrl, or set "allowInsecureHttp": true in its settings if you trust the network.`;
+      return this.child(parent, { kind: 'error', id, message: check, detail, action: OPEN_CONNECTION_SETTINGS });
     }
     return this.child(parent, { kind: 'error', id, message, detail, action });
   }

@@ -70,11 +70,14 @@ export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposab
     ),
     registerJobCommand('dataQuery.findColumn', 'Find Column', logger, {
       fromArgs: async (args) => {
+        // the whole argument is checked before anything is read: a catalog costs listings the service allows 5 a minute
         const connection = findConnection(deps.store, stringArg(args, 'connection'));
-        const namespaces = Array.isArray(args.namespaces) ? args.namespaces.map(String) : (await deps.pool.session(connection)).namespaces;
+        const text = stringArg(args, 'text');
+        const asked = namespacesArg(args);
+        const namespaces = asked ?? (await deps.pool.session(connection)).namespaces;
         const read = await readCatalog(reader.keyOf(connection), namespaces, reader.source(connection), reader.cache, { signal: new AbortController().signal });
         return {
-          matches: findColumns(stringArg(args, 'text'), read.tables).map((m) => ({ name: qualifiedName(m), type: m.column.type, description: m.column.description ?? null })),
+          matches: findColumns(text, read.tables).map((m) => ({ name: qualifiedName(m), type: m.column.type, description: m.column.description ?? null })),
           problems: read.problems,
         };
       },
@@ -152,6 +155,16 @@ function stringArg(args: Record<string, unknown>, name: string): string {
   const value = args[name];
   if (typeof value === 'string' && value.length > 0) return value;
   throw new DqError('usage', `"${name}" is missing from the command's argument.`, { hint: `Pass {connection, namespace, table} (Find Column: {connection, text}).` });
+}
+
+/** Find Column's optional `namespaces`: a list of names, or undefined for the connection's own. */
+function namespacesArg(args: Record<string, unknown>): string[] | undefined {
+  const value = args.namespaces;
+  if (value === undefined) return undefined;
+  if (Array.isArray(value) && value.every((n) => typeof n === 'string' && n.length > 0)) return value as string[];
+  throw new DqError('usage', '"namespaces" in the command\'s argument must be a list of namespace names.', {
+    hint: 'Pass {connection, text} to search every namespace of the connection, or add namespaces: ["canvas", ...].',
+  });
 }
 
 async function pickConnection(deps: SchemaCommandDeps): Promise<Connection | undefined> {

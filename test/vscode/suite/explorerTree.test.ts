@@ -1,12 +1,13 @@
 // The explorer tree against real services: the sample connection runs the emulator inside
-// the extension host; another emulator started here stands for a remote service.
+// the extension host; another emulator started here stands for a remote service. Errors that
+// only a change of settings can mend offer the settings, not a retry.
 
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { tablesOf } from '../../support/emulatorTables';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import type { ExplorerNode } from '../../../src/extension/explorer/explorerNodes';
-import { activateExtension, labels, requestsOf, setConnections } from './vscodeHelpers';
+import { activateExtension, addEmulatorConnection, connectionsSetting, labelOf, labels, requestsOf, setConnections } from './vscodeHelpers';
 
 describe('Explorer tree', () => {
   let reference: RunningEmulator;
@@ -51,5 +52,40 @@ describe('Explorer tree', () => {
     const inline = menus.find((m) => m.command === 'dataQuery.setCredentials' && m.group.startsWith('inline'));
     assert.ok(inline?.when.includes(`viewItem == ${String(item.contextValue)}`), 'Set Credentials is its inline action');
     assert.equal(requestsOf(reference, 'token'), signIns, 'no token request is sent without credentials');
+  });
+
+  it('says to check a misspelled namespace and opens the settings at the connections, instead of offering a retry', async () => {
+    const { api } = await activateExtension();
+    await setConnections([]);
+    await addEmulatorConnection(reference, 'Misspelled', { namespaces: ['canvas', 'canvsa'] });
+    const [connection] = await api.explorer.getChildren();
+    const typo = (await api.explorer.getChildren(connection)).find((n) => labelOf(api, n) === 'canvsa') as ExplorerNode;
+    const [error] = await api.explorer.getChildren(typo);
+    const item = api.explorer.getTreeItem(error);
+    assert.equal(item.label, 'The service has no namespace "canvsa": check its spelling under "namespaces" in the connection\'s settings.');
+    assert.equal(item.description, 'Open Settings');
+    assert.notEqual(item.command?.command, 'dataQuery.refresh', 'no retry: the same name is missing again');
+
+    await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
+    const editor = vscode.window.activeTextEditor;
+    assert.ok(editor && editor.document.uri.path.endsWith('/settings.json'), `the settings file is open: ${editor?.document.uri.toString()}`);
+    assert.match(editor.document.lineAt(editor.selection.active.line).text, /"dataQuery\.connections"/, 'at the connections');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('says how to mend plain http to a remote host and offers the settings', async () => {
+    const { api } = await activateExtension();
+    await setConnections([]);
+    await addEmulatorConnection(reference, 'Plain', { namespaces: ['canvas'] });
+    // the same connection (and its stored credentials), pointed at a host on the network over plain http
+    const [entry] = connectionsSetting() as Record<string, unknown>[];
+    await setConnections([{ ...entry, baseUrl: 'http://10.11.12.13:8080' }]);
+    const [connection] = await api.explorer.getChildren();
+    const [canvas] = await api.explorer.getChildren(connection);
+    const [error] = await api.explorer.getChildren(canvas);
+    const item = api.explorer.getTreeItem(error);
+    assert.match(String(item.label), /^Refusing plain http to 10\.11\.12\.13:8080: .*\. Use https:\/\/ in the connection's baseUrl, or set "allowInsecureHttp": true in its settings/);
+    assert.equal(item.command?.title, 'Open Settings');
+    assert.equal(item.command?.command, 'workbench.action.openSettingsJson');
   });
 });

@@ -1,6 +1,7 @@
 // Table listings held back by the client's rate limiter, as the explorer shows them in real
 // VS Code against an emulator: a node that says why and for how long instead of a bare
-// spinner, and settings changes that leave the waits of other connections alone.
+// spinner, settings changes that leave the waits of other connections alone, and a listing
+// that fails after its wait showing its error instead of the wait.
 
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -76,5 +77,29 @@ describe('Explorer while the rate limit holds a listing back', () => {
       children = await api.explorer.getChildren(canvas);
     }
     assert.deepEqual(labels(api, children), expected);
+  });
+
+  it('shows the error and its way forward when a listing that waited then fails, instead of waiting for ever', async () => {
+    emulator = await startEmulator({ port: 0, limits: { listTables: 1 }, limitWindowSec: 2 });
+    const { api } = await activateExtension();
+    await setConnections([]);
+    await addEmulatorConnection(emulator, 'Strict typo', { namespaces: ['canvas', 'canvsa'] });
+    const [strict] = await api.explorer.getChildren();
+    const [canvas, typo] = await api.explorer.getChildren(strict);
+    assert.ok((await api.explorer.getChildren(canvas)).every((n) => n.kind === 'table'), 'canvas takes the one listing allowed');
+
+    let children = await api.explorer.getChildren(typo);
+    assert.match(labelOf(api, children[0]), /^Paused by the service's rate limit: \d+ s$/);
+    while (children[0]?.kind === 'waiting') {
+      await nextRedraw(api, typo);
+      children = await api.explorer.getChildren(typo);
+    }
+    assert.equal(children.length, 1);
+    const item = api.explorer.getTreeItem(children[0]);
+    assert.equal(item.label, 'The service has no namespace "canvsa": check its spelling under "namespaces" in the connection\'s settings.');
+    assert.equal(item.command?.title, 'Open Settings');
+    const listed = requestsOf(emulator, 'listTables');
+    assert.equal((await api.explorer.getChildren(typo))[0], children[0], 'drawing it again shows the same error');
+    assert.equal(requestsOf(emulator, 'listTables'), listed, 'and lists nothing again');
   });
 });

@@ -2,7 +2,8 @@
 // without credentials says so (and sends nothing), and a connection whose tables cannot be
 // read says that no table could be read and why, instead of opening an empty list. The
 // failure's sentence is the one presentError puts in the notification and the log; the log of
-// this run is read back.
+// this run is read back. Driven by an argument object that lacks what it needs, it refuses
+// before reading anything.
 
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -86,5 +87,22 @@ describe('Find Column says why it found nothing', function () {
     assert.match(failure, /This account is disabled for the data service/, 'with the service\'s reason');
     assert.match(failure, /Check the connection \(Refresh it in the Data Query view\), then try again\./, 'and what to do');
     assert.ok(requestsOf(refusing, 'listTables') > listings, 'the service was asked');
+  });
+
+  it('with an argument object that lacks the text or has no list of namespaces: refuses before reading anything', async () => {
+    await activateExtension();
+    await setConnections([]);
+    await addEmulatorConnection(emulator, 'Find without text', { namespaces: ['canvas'] });
+    const sent = emulator.requestLog.entries().length;
+
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('dataQuery.findColumn', { connection: 'Find without text' })),
+      /"text" is missing from the command's argument/,
+    );
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('dataQuery.findColumn', { connection: 'Find without text', text: 'user_id', namespaces: 'canvas' })),
+      /"namespaces" in the command's argument must be a list of namespace names/,
+    );
+    assert.equal(emulator.requestLog.entries().length, sent, 'no table was listed and no schema read');
   });
 });

@@ -1,7 +1,7 @@
 // Schemas in the explorer, in real VS Code against an emulator: a table's columns (keys first,
 // with their marks and tooltips), the schema commands, find-column across namespaces, a newer
 // schema version reported by a job, a table that disappeared, and the cache of table lists and
-// schemas across a reload and past 4 hours.
+// schemas across a reload and past 4 hours, also for nodes expanded again and their tooltips.
 
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -15,6 +15,7 @@ import type { ConnectionStore } from '../../../src/extension/connections/connect
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, TableNode } from '../../../src/extension/explorer/explorerNodes';
 import { ExplorerTreeProvider } from '../../../src/extension/explorer/explorerTreeProvider';
 import { SchemaReader } from '../../../src/extension/explorer/schemaReader';
+import type { TableMarks } from '../../../src/extension/explorer/tableMarks';
 import { tableSchema } from '../../../src/emulator/sampleData/tableModel';
 import { createTableScript } from '../../../src/sync/postgresSql';
 import { targetTableOf } from '../../../src/sync/syncColumns';
@@ -254,5 +255,58 @@ describe('The schema cache', () => {
     await third.getChildren(staleUsers);
     assert.equal(requestsOf(emulator, 'getSchema'), 3, 'Refresh on a table reads its schema again');
     assert.equal(requestsOf(emulator, 'listTables'), 2, 'and nothing else');
+  });
+
+  it('reads a list or schema again when its node is expanded again past 4 hours, and tells its age as of the hover', async () => {
+    const clock = new FakeClock(Date.now());
+    const connection: Connection = { kind: 'remote', name: 'Expanded', baseUrl: emulator.baseUrl, dataPrefix: emulator.dataPrefix, namespaces: ['canvas'], allowInsecureHttp: false };
+    const store = { read: () => ({ connections: [connection], problems: [] }), getCredentials: async () => undefined } as unknown as ConnectionStore;
+    // a synced users table: its mark's paragraph joins the hover too
+    const marks: TableMarks = {
+      markOf: (_c, _n, table) => (table === 'users' ? { description: 'synced', tooltip: 'Synced to the test database.', syncing: false } : undefined),
+      onDidChangeMarks: () => ({ dispose: () => undefined }),
+    };
+    const explorer = new ExplorerTreeProvider(store, pool, nullLogger, new SchemaReader(new SchemaCache(new MemoryStorage(), clock), pool, clock), clock, marks);
+    // VS Code keeps the children it drew and only says that a node was expanded again
+    const expansions = new vscode.EventEmitter<vscode.TreeViewExpansionEvent<ExplorerNode>>();
+    const following = explorer.followExpansion({ onDidExpandElement: expansions.event });
+    const redrawOf = (node: ExplorerNode) => new Promise<void>((resolve) => explorer.onDidChangeTreeData((changed) => changed === node && resolve()));
+    try {
+      const canvas: NamespaceNode = { kind: 'namespace', id: 'c/Expanded/n/canvas', connection, namespace: 'canvas' };
+      const users = (await explorer.getChildren(canvas)).find((n) => n.kind === 'table' && n.table === 'users') as TableNode;
+      await explorer.getChildren(users);
+      assert.equal(requestsOf(emulator, 'listTables'), 1);
+      assert.equal(requestsOf(emulator, 'getSchema'), 1);
+
+      const drawn = explorer.getTreeItem(users);
+      await clock.advance(2 * 60 * 60 * 1000);
+      assert.match(tooltipText(explorer.resolveTreeItem(drawn, users)), /Schema version 3, read 2 h ago\.\n\nSynced to the test database\.$/, 'the age as of the hover, not of the drawing');
+      assert.equal(explorer.getTreeItem(users).tooltip, undefined, 'left out of the item: VS Code asks only for a tooltip the item lacks');
+      expansions.fire({ element: users });
+      expansions.fire({ element: canvas });
+      await flushMicrotasks();
+      assert.equal(requestsOf(emulator, 'listTables') + requestsOf(emulator, 'getSchema'), 2, 'nothing is read again within 4 hours');
+
+      await clock.advance(STALE_AFTER_MS - 2 * 60 * 60 * 1000);
+      assert.match(tooltipText(explorer.resolveTreeItem(explorer.getTreeItem(canvas), canvas)), /Tables listed 4 h ago: older than the service's 4-hour refresh/);
+      const listed = redrawOf(canvas);
+      expansions.fire({ element: canvas });
+      await listed;
+      assert.equal(requestsOf(emulator, 'listTables'), 2, 'expanding the namespace again read its stale list again');
+      await explorer.getChildren(canvas); // as VS Code does after the redraw
+      assert.match(tooltipText(explorer.resolveTreeItem(explorer.getTreeItem(canvas), canvas)), /Tables listed just now\.$/);
+
+      const read = redrawOf(users);
+      expansions.fire({ element: users });
+      await read;
+      assert.equal(requestsOf(emulator, 'getSchema'), 2, 'expanding the table again read its stale schema again');
+      await explorer.getChildren(users);
+      assert.equal(explorer.getTreeItem(users).description, 'v3 · synced', 'no longer marked stale');
+      assert.match(tooltipText(explorer.resolveTreeItem(explorer.getTreeItem(users), users)), /Schema version 3, read just now\.\n\nSynced/);
+    } finally {
+      following.dispose();
+      expansions.dispose();
+      explorer.dispose();
+    }
   });
 });

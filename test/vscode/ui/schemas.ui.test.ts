@@ -104,6 +104,9 @@ describe('Schemas in the VS Code workbench', function () {
     assert.ok(!text.includes('\u00a0') && !text.includes('&nbsp;'), `words are apart with ordinary spaces, so the hover wraps between them: ${JSON.stringify(text)}`);
     assert.ok(text.includes('Data column, required.'), `the hover says what kind of column it is: ${text}`);
     await screenshot(page, 'schemas-ui-2-column-hover');
+    // a table's hover is made when hovered (so its age is current): VS Code asks for it then
+    const tableHover = await hoverOf(page, treeRow(page, 'enrollments'), `Schema version ${envelope.version}, read`);
+    assert.match(await tableHover.innerText(), /canvas\.enrollments[\s\S]*Schema version \d+, read (just now|\d+ (s|min) ago)\./);
 
     await clickRow(page, treeRow(page, 'enrollments')); // collapses it
     await expandRow(page, 'users');
@@ -147,6 +150,48 @@ describe('Schemas in the VS Code workbench', function () {
     await raw.waitFor();
     assert.deepEqual(JSON.parse(await raw.innerText()), envelope, 'the raw schema is the service\'s answer');
     await screenshot(page, 'schemas-ui-6-raw-schema');
+    await runPaletteCommand(page, 'View: Close All Editors');
+  });
+
+  it('keeps the schema page\'s filter, raw JSON and scroll position when its tab is hidden and shown again, and when it is drawn again', async () => {
+    const { page } = workbench();
+    const columns = columnsOf(await schemaOf(reference, 'canvas', 'users'));
+    const searched = (c: Column): string => [c.name, c.type, c.description ?? '', ...columnNotes(c)].join(' ').toLowerCase();
+    const wanted = columns.filter((c) => searched(c).includes('prefer')).map((c) => c.name);
+    await contextMenu(page, treeRow(page, 'users'), 'Show Schema');
+    let schemaPage = await webviewWith(page, 'h1', 'canvas.users');
+    await schemaPage.locator('#filter').fill('prefer');
+    await schemaPage.locator('#raw summary').click();
+    await schemaPage.locator('#raw pre').waitFor();
+    await schemaPage.locator('body').evaluate(() => window.scrollTo(0, 200));
+    const scrolled = await until(page, 'the page scrolled down', () => schemaPage.locator('body').evaluate(() => window.scrollY), (y) => y > 100);
+    await page.waitForTimeout(300); // the page notes its scroll position on the next frame
+
+    /** Waits for the page loaded anew (not the one marked before) and checks it shows what was left. */
+    const shownAsLeft = async (when: string): Promise<void> => {
+      schemaPage = await webviewWith(page, 'body:not([data-before])', 'canvas.users');
+      const state = () =>
+        schemaPage.locator('body').evaluate(() => ({
+          filter: (document.getElementById('filter') as HTMLInputElement).value,
+          raw: (document.getElementById('raw') as HTMLDetailsElement).open,
+          scrollY: window.scrollY,
+          rows: Array.from(document.querySelectorAll('#columns tbody tr:not([hidden]) td:first-child')).map((td) => td.textContent),
+        }));
+      const seen = await until(page, `the page as it was left, ${when}`, state, (s) => s.filter === 'prefer' && s.raw && Math.abs(s.scrollY - scrolled) <= 2);
+      assert.deepEqual(seen.rows, wanted, `only the filtered columns, ${when}`);
+    };
+    const markPage = () => schemaPage.locator('body').evaluate((b) => (b.dataset.before = 'yes'));
+
+    await markPage();
+    await contextMenu(page, treeRow(page, 'courses'), 'Show Schema'); // another table's page hides this one
+    await page.locator('.tabs-container .tab.active', { hasText: 'Schema: canvas.courses' }).waitFor();
+    await page.locator('.tabs-container .tab', { hasText: 'Schema: canvas.users' }).click();
+    await shownAsLeft('after its tab was hidden and shown again');
+    await screenshot(page, 'schemas-ui-6a-schema-page-kept');
+
+    await markPage();
+    await contextMenu(page, treeRow(page, 'users'), 'Show Schema'); // draws the page again
+    await shownAsLeft('after it was drawn again');
     await runPaletteCommand(page, 'View: Close All Editors');
   });
 
