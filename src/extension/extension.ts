@@ -52,14 +52,14 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
 
   const sample = new SampleEmulatorHost(() => startEmulator({ logger }), logger);
-  const store = new ConnectionStore(context.secrets, logger);
+  const store = new ConnectionStore(context.secrets, logger, context.globalState);
   const userAgent = `data-query-explorer/${version} (vscode)`;
   const pool = new ClientPool({
     createClient: (options) => new DataQueryClient(options),
     createDispatcher,
     proxySettings: readProxySettings,
     rateLimits: readRateLimits,
-    credentials: (name) => store.getCredentials(name),
+    credentials: (connection) => store.credentialsFor(connection),
     sample,
     logger,
     userAgent,

@@ -1,7 +1,8 @@
 // One client per connection, built on first use and closed when that connection's settings
 // (or, for a remote one, the proxy settings) change, or when the extension stops. Sample
 // connections point at the in-process emulator with its generated credentials; remote ones
-// read credentials from SecretStorage at the moment of use.
+// read credentials from SecretStorage at the moment of use, and only those saved for the
+// base URL the client was built for.
 
 import type { Dispatcher } from 'undici';
 import { DqError } from '../../client/errors';
@@ -9,7 +10,7 @@ import type { DataQueryClient } from '../../client/dataQueryClient';
 import type { Operation } from '../../core/contract';
 import type { Credentials, DataQueryClientOptions, ProxyOptions } from '../../client/types';
 import type { Logger } from '../../core/logger';
-import type { Connection } from './connectionConfig';
+import type { Connection, RemoteConnection } from './connectionConfig';
 import type { SampleEmulatorHost } from './sampleEmulatorHost';
 
 /** The shared client of a connection, as the explorer, the jobs and the preview use it. */
@@ -28,7 +29,8 @@ export interface ClientPoolDeps {
   proxySettings(): ProxyOptions;
   /** per-operation limits from settings (arranged higher limits), read when a client is built */
   rateLimits(): Partial<Record<Operation, number>>;
-  credentials(name: string): Promise<Credentials | undefined>;
+  /** the credentials saved for this connection's base URL; undefined (or a rejection saying why) when there are none */
+  credentials(connection: RemoteConnection): Promise<Credentials | undefined>;
   sample: SampleEmulatorHost;
   logger: Logger;
   userAgent: string;
@@ -137,10 +139,10 @@ export class ClientPool {
       return { client, namespaces: [...emulator.namespaces], signal: entry.closing.signal };
     }
     entry.dispatcher = this.deps.createDispatcher(this.deps.proxySettings());
-    const name = connection.name;
-    const client = this.build(connection, async () => {
-      const credentials = await this.deps.credentials(name);
-      if (!credentials) throw missingCredentials(name);
+    const remote: RemoteConnection = connection;
+    const client = this.build(remote, async () => {
+      const credentials = await this.deps.credentials(remote);
+      if (!credentials) throw missingCredentials(remote.name);
       return credentials;
     }, entry.dispatcher);
     return { client, namespaces: [...connection.namespaces], signal: entry.closing.signal };

@@ -1,18 +1,20 @@
 // Reads and writes connections: their settings in `dataQuery.connections` (user settings)
-// and their credentials in SecretStorage, keyed by connection name. Nothing else ever sees
-// a secret: not settings, not logs, not files.
+// and their credentials in SecretStorage, keyed by connection name and bound to the base URL
+// they were saved for (credentialVault.ts). Nothing else ever sees a secret: not settings,
+// not logs, not files. Credentials of connections no longer in the settings are deleted on
+// activation and whenever the setting changes.
 
 import * as vscode from 'vscode';
 import type { Credentials } from '../../client/types';
+import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
-import { parseConnections, toSettingEntry, type Connection, type ParsedConnections } from './connectionConfig';
+import { missingCredentials } from './clientPool';
+import { parseConnections, toSettingEntry, type Connection, type ParsedConnections, type RemoteConnection } from './connectionConfig';
+import { credentialsSavedElsewhere } from './credentialBinding';
+import { CredentialVault, type CredentialsState } from './credentialVault';
 
 const SECTION = 'dataQuery';
 const KEY = 'connections';
-
-function secretKey(name: string): string {
-  return `dataQuery.credentials/${name}`;
-}
 
 export class ConnectionStore implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -22,16 +24,22 @@ export class ConnectionStore implements vscode.Disposable {
   /** Fires with a connection's name when its credentials are stored anew. */
   readonly onDidChangeCredentials = this.credentialsChanged.event;
   private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly vault: CredentialVault;
 
   constructor(
-    private readonly secrets: vscode.SecretStorage,
+    secrets: vscode.SecretStorage,
     private readonly logger: Logger,
+    globalState: vscode.Memento,
   ) {
+    this.vault = new CredentialVault(secrets, globalState, logger);
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SECTION}.${KEY}`)) this.changed.fire();
+        if (!e.affectsConfiguration(`${SECTION}.${KEY}`)) return;
+        void this.prune();
+        this.changed.fire();
       }),
     );
+    void this.prune();
   }
 
   read(): ParsedConnections {
@@ -44,11 +52,18 @@ export class ConnectionStore implements vscode.Disposable {
 
   /** Saves credentials first, then the setting, so a listed connection always has them. */
   async add(connection: Connection, credentials?: Credentials): Promise<void> {
-    if (credentials) await this.setCredentials(connection.name, credentials);
-    const raw = vscode.workspace.getConfiguration(SECTION).inspect<unknown[]>(KEY)?.globalValue;
-    const entries = Array.isArray(raw) ? [...raw] : [];
-    entries.push(toSettingEntry(connection));
-    await vscode.workspace.getConfiguration(SECTION).update(KEY, entries, vscode.ConfigurationTarget.Global);
+    const write = async (): Promise<void> => {
+      const raw = vscode.workspace.getConfiguration(SECTION).inspect<unknown[]>(KEY)?.globalValue;
+      const entries = Array.isArray(raw) ? [...raw] : [];
+      entries.push(toSettingEntry(connection));
+      await vscode.workspace.getConfiguration(SECTION).update(KEY, entries, vscode.ConfigurationTarget.Global);
+    };
+    if (credentials && connection.kind === 'remote') {
+      await this.vault.save(connection, credentials, write);
+      this.credentialsChanged.fire(connection.name);
+    } else {
+      await write();
+    }
     this.logger.info(`Added connection "${connection.name}".`);
   }
 
@@ -57,33 +72,64 @@ export class ConnectionStore implements vscode.Disposable {
     const entries = Array.isArray(raw) ? raw : [];
     const kept = entries.filter((e) => !(typeof e === 'object' && e !== null && (e as { name?: unknown }).name === name));
     await vscode.workspace.getConfiguration(SECTION).update(KEY, kept, vscode.ConfigurationTarget.Global);
-    await this.secrets.delete(secretKey(name));
+    await this.vault.delete(name);
     this.logger.info(`Removed connection "${name}" and its stored credentials.`);
   }
 
+  /**
+   * The credentials to send for a connection in the settings: none when it has none, or when
+   * they were saved for another base URL than the one it has now.
+   */
   async getCredentials(name: string): Promise<Credentials | undefined> {
-    const stored = await this.secrets.get(secretKey(name));
-    if (!stored) return undefined;
-    try {
-      const value = JSON.parse(stored) as Partial<Credentials>;
-      if (typeof value.clientId === 'string' && typeof value.clientSecret === 'string') {
-        return { clientId: value.clientId, clientSecret: value.clientSecret };
-      }
-    } catch {
-      // fall through: treated as missing
-    }
-    this.logger.warn(`Stored credentials for "${name}" could not be read; enter them again.`);
-    return undefined;
+    const connection = this.remote(name);
+    return connection ? this.vault.credentials(connection) : undefined;
   }
 
-  async setCredentials(name: string, credentials: Credentials): Promise<void> {
-    await this.secrets.store(secretKey(name), JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }));
-    this.credentialsChanged.fire(name);
+  /** The credentials to send to `connection`'s service; rejects saying why there are none. */
+  async credentialsFor(connection: RemoteConnection): Promise<Credentials> {
+    const found = await this.vault.stateOf(connection);
+    if (found.state === 'bound') return found.credentials;
+    if (found.state === 'missing') throw missingCredentials(connection.name);
+    this.vault.reportElsewhere(connection, found.savedFor);
+    throw credentialsSavedElsewhere(connection.name, found.savedFor, connection.baseUrl);
+  }
+
+  /** What is stored for a connection, and whether it was saved for the base URL it has now. */
+  credentialsState(connection: RemoteConnection): Promise<CredentialsState> {
+    return this.vault.stateOf(connection);
+  }
+
+  /** Stores credentials for a connection, bound to its current base URL. */
+  async setCredentials(connection: RemoteConnection, credentials: Credentials): Promise<void> {
+    await this.vault.save(connection, credentials);
+    this.credentialsChanged.fire(connection.name);
   }
 
   dispose(): void {
     this.changed.dispose();
     this.credentialsChanged.dispose();
     for (const s of this.subscriptions) s.dispose();
+  }
+
+  private remote(name: string): RemoteConnection | undefined {
+    const connection = this.list().find((c) => c.name === name);
+    return connection?.kind === 'remote' ? connection : undefined;
+  }
+
+  /** Deletes credentials whose connection left the settings (an entry skipped for a mistake still counts as there). */
+  private async prune(): Promise<void> {
+    const settings = (): { names: Set<string>; connections: RemoteConnection[] } => {
+      const raw = vscode.workspace.getConfiguration(SECTION).get<unknown>(KEY);
+      const names = (Array.isArray(raw) ? raw : []).map((entry) => (isRecord(entry) && typeof entry.name === 'string' ? entry.name.trim() : ''));
+      return {
+        names: new Set(names.filter((name) => name !== '')),
+        connections: this.list().filter((c): c is RemoteConnection => c.kind === 'remote'),
+      };
+    };
+    try {
+      await this.vault.prune(settings);
+    } catch (err) {
+      this.logger.warn(`Could not clean up stored credentials: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 }

@@ -43,8 +43,9 @@ export interface ServiceAddress {
 /** Data Query: Add Connection, answering its four prompts; resolves once it is saved. */
 export async function addConnection(page: Page, name: string, service: ServiceAddress): Promise<void> {
   await runPaletteCommand(page, 'Data Query: Add Connection');
-  for (const [step, answer] of [name, service.baseUrl, service.clientId, service.clientSecret].entries()) {
-    await answerInputBox(page, `(${step + 1}/4)`, answer);
+  // the fifth step (data prefix, namespaces, scope) is kept as it is with Enter
+  for (const [step, answer] of [name, service.baseUrl, service.clientId, service.clientSecret, ''].entries()) {
+    await answerInputBox(page, `(${step + 1}/5)`, answer);
   }
   await notificationWith(page, `Connection "${name}" added.`);
 }

@@ -77,11 +77,12 @@ describe('Data Query view in the VS Code workbench', function () {
     if ((await sample.getAttribute('aria-expanded')) === 'true') await clickRow(page, sample);
 
     await runPaletteCommand(page, 'Data Query: Add Connection');
-    await answerInputBox(page, '(1/4)', 'Local emulator');
-    await answerInputBox(page, '(2/4)', reference.baseUrl);
-    await answerInputBox(page, '(3/4)', reference.clientId);
+    await answerInputBox(page, '(1/5)', 'Local emulator');
+    await answerInputBox(page, '(2/5)', reference.baseUrl);
+    await answerInputBox(page, '(3/5)', reference.clientId);
     await screenshot(page, 'ui-4-add-connection-inputs');
-    await answerInputBox(page, '(4/4)', reference.clientSecret);
+    await answerInputBox(page, '(4/5)', reference.clientSecret);
+    await answerInputBox(page, '(5/5)', '');
     await notificationWith(page, 'Connection "Local emulator" added.');
     await screenshot(page, 'ui-5-connection-added');
 
@@ -100,16 +101,17 @@ describe('Data Query view in the VS Code workbench', function () {
   it('keeps the typed values and shows the reason when a connection test fails', async () => {
     const page = (open as OpenWorkbench).page;
     await runPaletteCommand(page, 'Data Query: Add Connection');
-    await answerInputBox(page, '(1/4)', 'Wrong secret');
-    await answerInputBox(page, '(2/4)', reference.baseUrl);
-    await answerInputBox(page, '(3/4)', reference.clientId);
-    await answerInputBox(page, '(4/4)', 'not-the-secret');
+    await answerInputBox(page, '(1/5)', 'Wrong secret');
+    await answerInputBox(page, '(2/5)', reference.baseUrl);
+    await answerInputBox(page, '(3/5)', reference.clientId);
+    await answerInputBox(page, '(4/5)', 'not-the-secret');
+    await answerInputBox(page, '(5/5)', '');
     const toast = await notificationWith(page, 'Could not connect to "Wrong secret"');
     await screenshot(page, 'ui-7-connection-refused');
     assert.doesNotMatch(await toast.innerText(), /not-the-secret/, 'the secret is not shown');
     await page.locator('.notifications-toasts .monaco-button', { hasText: 'Edit and Retry' }).first().click();
     const input = page.locator('.quick-input-widget input').first();
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: '(1/4)' }).waitFor();
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: '(1/5)' }).waitFor();
     assert.equal(await input.inputValue(), 'Wrong secret', 'the name typed before is kept');
     await page.keyboard.press('Escape');
     assert.equal(await treeRow(page, 'Wrong secret').count(), 0, 'a failed connection is not saved');
