@@ -151,8 +151,12 @@ function connectionItem(node: ConnectionNode): vscode.TreeItem {
 function credentialsNeededItem(node: ConnectionNode): vscode.TreeItem {
   const name = node.connection.name;
   const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.None);
-  item.description = 'no credentials: click to set them';
-  item.tooltip = new vscode.MarkdownString(`**${markdownText(name)}**\n\n${markdownText(`${missingCredentials(name).message} Click to enter the client ID and secret.`)}`);
+  const elsewhere = node.credentialsSavedFor;
+  item.description = elsewhere ? 'credentials saved for another URL: click' : 'no credentials: click to set them';
+  const why = elsewhere
+    ? `Its stored client ID and secret were saved for ${elsewhere}, not for this base URL, so they are not sent. Click to use them here (after a test sign-in) or to enter new ones.`
+    : `${missingCredentials(name).message} Click to enter the client ID and secret.`;
+  item.tooltip = new vscode.MarkdownString(`**${markdownText(name)}**\n\n${markdownText(why)}`);
   item.iconPath = new vscode.ThemeIcon('key', new vscode.ThemeColor('errorForeground'));
   item.contextValue = 'dataQuery.connection.remote.noCredentials';
   item.command = { title: 'Set Credentials', command: SET_CREDENTIALS_COMMAND, arguments: [node] };

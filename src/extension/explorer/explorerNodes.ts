@@ -12,6 +12,8 @@ export interface ConnectionNode {
   connection: Connection;
   /** a remote connection without stored credentials: the node offers Set Credentials */
   needsCredentials: boolean;
+  /** with needsCredentials: the base URL its stored credentials were saved for, when not this one */
+  credentialsSavedFor?: string;
 }
 
 export interface NamespaceNode {

@@ -192,14 +192,16 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   private async roots(): Promise<ExplorerNode[]> {
     const { connections, problems } = this.store.read();
     const nodes: ExplorerNode[] = await Promise.all(
-      connections.map(async (connection) =>
-        this.node({
+      connections.map(async (connection) => {
+        const stored = connection.kind === 'remote' ? await this.store.credentialsState(connection) : undefined;
+        return this.node({
           kind: 'connection',
           id: connectionId(connection.name),
           connection,
-          needsCredentials: connection.kind === 'remote' && !(await this.store.getCredentials(connection.name)),
-        }),
-      ),
+          needsCredentials: stored !== undefined && stored.state !== 'bound',
+          credentialsSavedFor: stored?.state === 'elsewhere' ? stored.savedFor : undefined,
+        });
+      }),
     );
     problems.forEach((problem, i) => {
       nodes.push(

@@ -120,6 +120,9 @@ describe('Connection credentials and the service they were saved for', function 
     const moved = await connectionNode(api, 'Moved');
     const item = api.explorer.getTreeItem(moved);
     assert.equal(item.command?.command, 'dataQuery.setCredentials', 'the connection asks for credentials instead of opening');
+    assert.match(String(item.description), /credentials saved for another URL/, 'the node says why, not "no credentials"');
+    const tip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : String(item.tooltip);
+    assert.ok(tip.includes(first.baseUrl.replace(/\/+$/, '')), `the tooltip names where they were saved: ${tip}`);
     // what a listing would do: the client refuses to sign in with credentials saved elsewhere
     const [canvas] = await api.explorer.getChildren(moved);
     const [error] = await api.explorer.getChildren(canvas);
