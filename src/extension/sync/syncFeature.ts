@@ -5,6 +5,7 @@
 // changes (only when there is something to read: a missing local database is not created,
 // and a PostgreSQL server a workspace's settings name is read once a sync to it was allowed).
 
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
@@ -79,9 +80,28 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
       logger,
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SYNC_TARGET_SETTING)) void service.refresh();
+      if (!e.affectsConfiguration(SYNC_TARGET_SETTING)) return;
+      void service.refresh();
+      markSyncedDatabase(target);
     }),
+    // a sync may have made the database file
+    model.onDidChange(() => markSyncedDatabase(target)),
   ];
   void service.refresh();
+  markSyncedDatabase(target);
   return { service, disposables, stop: () => host.dispose() };
+}
+
+/** Context key of the menus: "Open SQL Console on Synced Database" shows once there is a DuckDB database to open. */
+export const SYNCED_DATABASE_CONTEXT = 'dataQuery.syncedDatabase';
+
+function markSyncedDatabase(target: () => SyncTargetChoice): void {
+  let present = false;
+  try {
+    const chosen = target();
+    present = chosen.kind === 'duckdb' && existsSync(chosen.path);
+  } catch {
+    // a setting that cannot be read: the sync commands say why
+  }
+  void vscode.commands.executeCommand('setContext', SYNCED_DATABASE_CONTEXT, present);
 }

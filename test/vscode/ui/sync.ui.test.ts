@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Page } from 'playwright-core';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { screenshot } from '../harness/browser';
 import { contextMenu } from '../harness/jobSteps';
@@ -32,6 +33,19 @@ async function syncedRows(file: string, namespace: string, table: string): Promi
   }
 }
 
+/** The sync items of the accounts table's context menu, read and closed again. */
+async function syncMenuItems(page: Page): Promise<string[]> {
+  const row = treeRow(page, 'accounts');
+  await row.waitFor();
+  await row.click({ button: 'right' });
+  const labels = page.locator('.context-view .monaco-menu .action-label');
+  await labels.first().waitFor();
+  const all = await labels.allInnerTexts();
+  await page.keyboard.press('Escape');
+  await page.locator('.context-view .monaco-menu').waitFor({ state: 'detached' });
+  return all.map((l) => l.trim()).filter((l) => /Sync Table|Synced Database/.test(l));
+}
+
 describe('Sync in the VS Code workbench', function () {
   this.timeout(300_000);
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'dq-sync-ui-'));
@@ -53,6 +67,7 @@ describe('Sync in the VS Code workbench', function () {
     await addConnection(page, CONNECTION, service);
     await expandRow(page, CONNECTION);
     await expandRow(page, 'canvas');
+    assert.deepEqual(await syncMenuItems(page), ['Sync Table'], 'no console on a database that does not exist yet');
     await contextMenu(page, treeRow(page, 'accounts'), 'Sync Table');
 
     const progress = page.locator('.notifications-toasts .notification-list-item', { hasText: 'Sync canvas.accounts' }).first();
@@ -67,6 +82,7 @@ describe('Sync in the VS Code workbench', function () {
     assert.ok(rows > 0, 'the table is in the database file');
     await treeRow(page, 'accounts').locator('.label-description', { hasText: new RegExp(`synced .*, ${rows} rows`) }).waitFor();
     await screenshot(page, 'sync-ui-2-synced');
+    assert.deepEqual(await syncMenuItems(page), ['Sync Table', 'Open SQL Console on Synced Database'], 'the console once the database is there');
 
     const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: /Sync: canvas\.accounts to / }).first();
     await toast.locator('.monaco-button', { hasText: 'Open SQL Console' }).click();
