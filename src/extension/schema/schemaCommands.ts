@@ -12,7 +12,7 @@ import { columnsOf, flatColumnsOf } from '../../core/schema';
 import { createTableScript } from '../../sync/postgresSql';
 import { targetTableOf } from '../../sync/syncColumns';
 import { registerJobCommand } from '../commands/jobCommandSupport';
-import { missingCredentials, type ClientPool } from '../connections/clientPool';
+import type { ClientPool } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';
 import type { ExplorerNode } from '../explorer/explorerNodes';
@@ -91,7 +91,8 @@ async function findColumnInteractively(deps: SchemaCommandDeps, known: Connectio
   if (!connection) return undefined;
   const reader = deps.explorer.schemas;
   // without credentials every call would fail alike: say so once, not as missing columns
-  if (connection.kind === 'remote' && !(await deps.store.getCredentials(connection.name))) throw missingCredentials(connection.name);
+  // (credentials saved for another base URL say so)
+  if (connection.kind === 'remote') await deps.store.credentialsFor(connection);
   const { namespaces } = await deps.pool.session(connection);
   const read = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Reading the schemas of ${connection.name}`, cancellable: true },

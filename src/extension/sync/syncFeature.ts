@@ -62,7 +62,7 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
     serviceFor: (name) =>
       syncServiceConfig(findConnection(store, name), {
         sample: () => deps.sample.get(),
-        credentials: (n) => store.getCredentials(n),
+        credentials: (connection) => store.credentialsFor(connection),
         proxySettings: readProxySettings,
         rateLimits: readRateLimits,
         userAgent: deps.userAgent,

@@ -6,14 +6,14 @@
 import type { Operation } from '../../core/contract';
 import type { Credentials, ProxyOptions } from '../../client/types';
 import type { SyncServiceConfig } from '../../sync/syncProtocol';
-import { missingCredentials } from '../connections/clientPool';
-import type { Connection } from '../connections/connectionConfig';
+import type { Connection, RemoteConnection } from '../connections/connectionConfig';
 import type { SampleEmulator } from '../connections/sampleEmulatorHost';
 
 export interface ServiceConfigDeps {
   /** the sample-data emulator running in the extension host, started when needed */
   sample(): Promise<Pick<SampleEmulator, 'baseUrl' | 'dataPrefix' | 'clientId' | 'clientSecret'>>;
-  credentials(connection: string): Promise<Credentials | undefined>;
+  /** the credentials saved for this connection's base URL; rejects saying why there are none */
+  credentials(connection: RemoteConnection): Promise<Credentials>;
   proxySettings(): ProxyOptions;
   rateLimits(): Partial<Record<Operation, number>>;
   userAgent: string;
@@ -34,8 +34,7 @@ export async function syncServiceConfig(connection: Connection, deps: ServiceCon
       proxy: { useEnvironment: false },
     };
   }
-  const credentials = await deps.credentials(connection.name);
-  if (!credentials) throw missingCredentials(connection.name);
+  const credentials = await deps.credentials(connection);
   return {
     ...common,
     baseUrl: connection.baseUrl,

@@ -384,6 +384,6 @@ export function dqEnvOf(emulator: RunningEmulator): NodeJS.ProcessEnv {
 export function hostServiceOf(emulator: RunningEmulator): Promise<SyncRunRequest['service']> {
   return syncServiceConfig(
     { kind: 'sample', name: 'Sample data' },
-    { sample: async () => emulator, credentials: async () => undefined, proxySettings: () => ({}), rateLimits: () => ({}), userAgent: 'dq-test' },
+    { sample: async () => emulator, credentials: async () => assert.fail('a sample connection needs no stored credentials'), proxySettings: () => ({}), rateLimits: () => ({}), userAgent: 'dq-test' },
   );
 }
