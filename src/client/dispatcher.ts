@@ -1,12 +1,17 @@
 // The connection pool every request of one client goes through: a keep-alive undici Agent,
 // or a proxy-aware dispatcher when a proxy URL is given or the usual proxy environment
-// variables are set (either case). NO_PROXY hosts bypass the proxy. VS Code does not proxy
-// a bundled undici, so the extension builds one of these from its own settings. A proxy
-// given as `host:port` (as curl takes it) means `http://host:port`; a value that cannot be
-// used is a `usage` error naming where it came from, never a failure of the first request.
+// variables are set (either case). NO_PROXY hosts bypass the proxy, and so does this machine
+// (localhost, 127.0.0.0/8, ::1) whatever the settings say: a proxy would see plain-http
+// credentials and reach its own loopback, not ours. A proxy that refuses a tunnel fails the
+// request with a ProxyRefusalError naming it. VS Code does not proxy a bundled undici, so
+// the extension builds one of these from its own settings. A proxy given as `host:port` (as
+// curl takes it) means `http://host:port`; a value that cannot be used is a `usage` error
+// naming where it came from, never a failure of the first request.
 
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
 import { DqError } from './errors';
+import { ProxyRefusalError, proxyRefusalStatus } from './proxyRefusal';
+import { isLoopbackHost } from './serviceUrls';
 import type { ProxyOptions } from './types';
 
 const POOL = { keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 8 } as const;
@@ -94,11 +99,10 @@ export function resolveProxy(proxy: ProxyOptions = {}): ResolvedProxy | undefine
 export function createDispatcher(proxy?: ProxyOptions): Dispatcher {
   const rejectUnauthorized = proxy?.strictSSL !== false;
   const resolved = resolveProxy(proxy);
-  if (!resolved) {
-    return new Agent({ ...POOL, connect: { rejectUnauthorized } });
-  }
+  const direct = new Agent({ ...POOL, connect: { rejectUnauthorized } });
+  if (!resolved) return direct;
   // Every value is passed explicitly ('' = none) so undici never reads process.env itself.
-  return new EnvHttpProxyAgent({
+  const proxied = new EnvHttpProxyAgent({
     ...POOL,
     httpProxy: resolved.httpProxy ?? '',
     httpsProxy: resolved.httpsProxy ?? '',
@@ -106,5 +110,66 @@ export function createDispatcher(proxy?: ProxyOptions): Dispatcher {
     connect: { rejectUnauthorized },
     requestTls: { rejectUnauthorized },
     proxyTls: { rejectUnauthorized },
+  });
+  return new ProxyRouter(direct, proxied, resolved);
+}
+
+/**
+ * Sends requests for this machine straight to `direct` and every other one to `proxied`,
+ * whose tunnel refusals become ProxyRefusalErrors naming the proxy.
+ */
+class ProxyRouter extends Dispatcher {
+  constructor(
+    private readonly direct: Agent,
+    private readonly proxied: EnvHttpProxyAgent,
+    private readonly proxies: ResolvedProxy,
+  ) {
+    super();
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const origin = options.origin === undefined ? undefined : new URL(String(options.origin));
+    if (origin && isLoopbackHost(origin.hostname)) return this.direct.dispatch(options, handler);
+    const proxy = origin?.protocol === 'https:' ? this.proxies.httpsProxy : this.proxies.httpProxy;
+    if (!origin || proxy === undefined) return this.proxied.dispatch(options, handler);
+    const port = origin.port || (origin.protocol === 'https:' ? '443' : '80');
+    return this.proxied.dispatch(options, namingRefusals(handler, shownProxy(proxy), `${origin.hostname}:${port}`));
+  }
+
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    const done = Promise.all([this.direct.close(), this.proxied.close()]).then(() => undefined);
+    if (!callback) return done;
+    done.then(callback, callback);
+  }
+
+  override destroy(): Promise<void>;
+  override destroy(err: Error | null): Promise<void>;
+  override destroy(callback: () => void): void;
+  override destroy(err: Error | null, callback: () => void): void;
+  override destroy(errOrCallback?: Error | null | (() => void), callback?: () => void): Promise<void> | void {
+    const err = typeof errOrCallback === 'function' ? null : (errOrCallback ?? null);
+    const then = typeof errOrCallback === 'function' ? errOrCallback : callback;
+    const done = Promise.all([this.direct.destroy(err), this.proxied.destroy(err)]).then(() => undefined);
+    if (!then) return done;
+    done.then(then, then);
+  }
+}
+
+/** `handler` with undici's tunnel refusal (an AbortError, like a cancel) replaced by a ProxyRefusalError. */
+function namingRefusals(handler: Dispatcher.DispatchHandler, proxy: string, target: string): Dispatcher.DispatchHandler {
+  const named = (err: Error): Error => {
+    const status = proxyRefusalStatus(err);
+    return status === undefined ? err : new ProxyRefusalError(status, proxy, target);
+  };
+  return new Proxy(handler, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      if (key === 'onError') return (err: Error) => value.call(target, named(err));
+      if (key === 'onResponseError') return (controller: unknown, err: Error) => value.call(target, controller, named(err));
+      return value.bind(target);
+    },
   });
 }

@@ -1,11 +1,13 @@
 // Turns HTTP answers and transport failures into DqErrors with a kind, the server's type and
 // uuid, the body's extra fields, and a hint saying what to do next. Every piece of text
-// that came from elsewhere passes through `redact` first.
+// that came from elsewhere passes through `redact` first, which drops every URL's query.
+// A sign-in answer's raw body is never shown: it may hold a token.
 
 import type { Operation, ServiceErrorBody } from '../core/contract';
 import { isRecord } from '../core/isRecord';
-import { redact, withSafeUrls } from '../core/logger';
+import { redact } from '../core/logger';
 import { DqError, type ErrorKind } from './errors';
+import { ProxyRefusalError, proxyRefusalStatus } from './proxyRefusal';
 import { errorCode } from './retryPolicy';
 
 export const ACCOUNT_ERROR_TYPES = [
@@ -45,11 +47,16 @@ export function excerpt(text: string, max = 200): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
+/** `text` without the byte order mark some gateways put in front of a UTF-8 answer. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** The `error` object of a JSON error envelope, or undefined when the body is not one. */
 export function parseErrorBody(bodyText: string): ServiceErrorBody | undefined {
   if (!bodyText) return undefined;
   try {
-    const parsed: unknown = JSON.parse(bodyText);
+    const parsed: unknown = JSON.parse(withoutBom(bodyText));
     if (isRecord(parsed)) {
       const inner = parsed.error;
       if (isRecord(inner)) return inner as ServiceErrorBody;
@@ -178,6 +185,20 @@ function outOfRangeHint(earliest: string | undefined, latest: string | undefined
   return `There is no data after the requested since yet${newest}. Wait for new data (the service refreshes every few hours) and try again, or use an earlier since${lowest}.`;
 }
 
+/** What to check when the service calls a request malformed, by what was asked. */
+function badRequestHint(operation: CallName): string {
+  switch (operation) {
+    case 'createJob':
+      return 'Check the request\'s format, mode and since/until values.';
+    case 'createUrls':
+      return 'The object ids come from the job, so they cannot be mistyped; the job\'s results may have expired. Run the query again, and contact support if the links are refused again.';
+    case 'getJob':
+      return 'Check the job id.';
+    default:
+      return 'Check the namespace and table names and the scope used.';
+  }
+}
+
 export interface ResponseFacts {
   status: number;
   bodyText: string;
@@ -201,7 +222,9 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
   const details = detailsOf(body);
   const label = operationLabel(operation);
   const serverMessage = str(body?.message);
-  const said = serverMessage ?? (body ? undefined : bodyText.trim() ? `the gateway answered: ${excerpt(bodyText)}` : undefined);
+  // a sign-in answer that is not an error envelope is not shown: it may hold a token
+  const raw = body || operation === 'login' || !bodyText.trim() ? undefined : `the gateway answered: ${excerpt(bodyText)}`;
+  const said = serverMessage ?? raw;
   const message = `${label} failed with HTTP ${status}${said ? `: ${said}` : ''}`;
   const init = { status, type, uuid, operation, details };
   const make = (kind: ErrorKind, hint: string): DqError => new DqError(kind, message, { ...init, hint });
@@ -252,7 +275,7 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
       const l = loc as { line?: unknown; column?: unknown; character?: unknown };
       where = ` The problem is at line ${String(l.line)}, column ${String(l.column)} (character ${String(l.character)}) of the request.`;
     }
-    return make('validation', `Check the request's format, mode and since/until values.${where}`);
+    return make('validation', `${badRequestHint(operation)}${where}`);
   }
   if (status === 429) {
     const limit = facts.limit !== undefined ? ` (${facts.limit} calls a minute)` : '';
@@ -272,19 +295,32 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
   return make('server', 'The service gave an unexpected answer; try again, and contact support if it persists.');
 }
 
-/** The DqError for a failure before any HTTP status arrived. */
+/** The DqError for a failure before any HTTP status arrived. Only an abort of `signal` is a cancel. */
 export function errorFromNetwork(err: unknown, operation: CallName, target: string, signal?: AbortSignal): DqError {
   if (err instanceof DqError) return err;
-  if (signal?.aborted || (err instanceof Error && err.name === 'AbortError')) {
+  if (signal?.aborted) {
     return new DqError('cancelled', `${operationLabel(operation)} was cancelled`, { operation });
   }
+  const refusal = proxyRefusalStatus(err);
+  if (refusal !== undefined) return proxyRefused(err, refusal, operation, target);
   const code = errorCode(err);
   const raw = err instanceof Error ? err.message : String(err);
-  const message = `${operationLabel(operation)} could not reach ${target}: ${redact(withSafeUrls(raw))}${code ? ` (${code})` : ''}`;
+  const message = `${operationLabel(operation)} could not reach ${target}: ${redact(raw)}${code ? ` (${code})` : ''}`;
   let hint = 'Check the network connection and proxy settings, then try again.';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') hint = 'Check the base URL\'s host name and your DNS or proxy settings.';
   else if (code === 'ECONNREFUSED') hint = 'Nothing answered at that address; check the base URL and port, or the proxy.';
   else if (code && /CERT|SSL|TLS|SELF_SIGNED/i.test(code)) hint = 'The TLS certificate was not accepted; check the URL, or the proxy\'s certificate settings (strict SSL).';
   else if (code && /TIMEOUT/.test(code)) hint = 'The request timed out; try again, or check the network and proxy.';
   return new DqError('network', message, { operation, hint, cause: err });
+}
+
+/** A proxy that would not open a tunnel: its status, and what to change. */
+function proxyRefused(err: unknown, status: number, operation: CallName, target: string): DqError {
+  const proxy = err instanceof ProxyRefusalError ? `the proxy ${err.proxy}` : 'the proxy';
+  const message = `${operationLabel(operation)} could not reach ${target}: ${proxy} refused to open a connection to it (the proxy answered HTTP ${status})`;
+  const hint =
+    status === 407
+      ? 'The proxy wants credentials: put them in the proxy URL (http://user:password@host:port) or in the proxy settings.'
+      : 'Check the proxy settings, or ask whoever runs the proxy whether it lets connections to this host through.';
+  return new DqError('network', message, { operation, hint, details: { proxyStatus: status }, cause: err });
 }

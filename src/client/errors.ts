@@ -2,7 +2,8 @@
 // message a person can act on. Messages never contain tokens, secrets or signed URLs, and
 // neither does the `cause` it keeps.
 
-import { redact, withSafeUrls } from '../core/logger';
+import { redact } from '../core/logger';
+import { proxyRefusalStatus } from './proxyRefusal';
 
 export type ErrorKind =
   | 'usage' // the caller's input is invalid; refused before any request
@@ -77,7 +78,7 @@ export function safeCause(err: unknown, depth = 0): unknown {
   if (depth >= 4) return undefined;
   const raw = err instanceof Error ? err : new Error(String(err));
   const inner = raw.cause === undefined ? undefined : safeCause(raw.cause, depth + 1);
-  const copy = new Error(redact(withSafeUrls(raw.message)), inner === undefined ? undefined : { cause: inner });
+  const copy = new Error(redact(raw.message), inner === undefined ? undefined : { cause: inner });
   copy.name = raw.name;
   const code = (raw as { code?: unknown }).code;
   if (typeof code === 'string') Object.assign(copy, { code });
@@ -88,6 +89,11 @@ export function isDqError(err: unknown): err is DqError {
   return err instanceof DqError;
 }
 
+/**
+ * A `cancelled` DqError, or a raw abort. A proxy refusing a tunnel is not one, although
+ * undici names it AbortError too.
+ */
 export function isCancelled(err: unknown): boolean {
-  return (err instanceof DqError && err.kind === 'cancelled') || (err instanceof Error && err.name === 'AbortError');
+  if (err instanceof DqError) return err.kind === 'cancelled';
+  return err instanceof Error && err.name === 'AbortError' && proxyRefusalStatus(err) === undefined;
 }

@@ -10,9 +10,10 @@
 // dropped connections resume with a Range request (or skip what is already here when the
 // host ignores Range), 403/404 from the object host fetch a new link, and an object is given
 // up only after several attempts in a row that add no byte (a pasted link, which cannot be
-// renewed, is given up at its first refusal: `maxRefusalsInARow`). Local file-system failures
-// are `io` errors and never retried. On failure or cancel the staging files go, and files already
-// in the folder (an earlier download) are left as they were.
+// renewed, is given up at its first refusal: `maxRefusalsInARow`). A redirect is never
+// followed and stops the download at once. Local file-system failures are `io` errors and
+// never retried. On failure or cancel the staging files go, and files already in the folder
+// (an earlier download) are left as they were.
 
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -389,12 +390,32 @@ function judgeAnswer(status: number, headers: IncomingHttpHeaders, offset: numbe
   } catch (err) {
     return { kind: 'stop', error: err as DqError };
   }
+  if (status >= 300 && status < 400 && status !== 304) return { kind: 'stop', error: redirected(status, headers.location, label) };
   const error = new DqError('server', `The object host answered HTTP ${status} for ${label}`, {
     status,
     operation: 'download',
     hint: 'Try the download again; if it keeps failing, run the query again.',
   });
   return { kind: 'stop', error };
+}
+
+/**
+ * The object host sent the download elsewhere. Redirects are not followed (a link is fetched
+ * from the host the service named, and nowhere else), so trying again cannot help.
+ */
+function redirected(status: number, location: string | string[] | undefined, label: string): DqError {
+  const to = Array.isArray(location) ? location[0] : location;
+  let where = 'to another address';
+  try {
+    if (to) where = `to ${new URL(to).host}`;
+  } catch {
+    /* a relative or unreadable Location: the same host, or nowhere in particular */
+  }
+  return new DqError('server', `The host of the download link for ${label} redirected it ${where} (HTTP ${status}), which this client does not follow`, {
+    status,
+    operation: 'download',
+    hint: 'Trying again will not help: tell the data provider that its download links redirect, which they should not.',
+  });
 }
 
 /** Reads and drops the body of an answer that is not the object, up to a bound. */

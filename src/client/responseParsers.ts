@@ -1,25 +1,27 @@
 // Checks the minimum each answer must have before anything relies on it. Unknown fields are
-// kept and ignored; a missing or mistyped required field is an 'invalidResponse' error.
+// kept and ignored; a missing or mistyped required field is an 'invalidResponse' error. A
+// byte order mark in front of an answer is ignored; a sign-in answer is never quoted.
 
 import type { JobRecord, PresignedUrlResponse, SchemaEnvelope, TokenResponse } from '../core/contract';
 import { isRecord } from '../core/isRecord';
-import { excerpt } from './errorMapping';
+import { excerpt, withoutBom } from './errorMapping';
 import { DqError } from './errors';
 
 const JOB_STATUSES = new Set(['waiting', 'running', 'complete', 'failed']);
 
 function invalid(what: string, operation: string, sample?: string): DqError {
-  return new DqError('invalidResponse', `The service's answer to ${operation} was not understood: ${what}`, {
-    operation,
-    hint: `Check that the base URL and data prefix point at a Data Query Service${sample ? `; it answered: ${excerpt(sample, 120)}` : ''}.`,
-  });
+  const hint =
+    operation === 'login'
+      ? 'Check that the base URL points at the Data Query Service gateway. The answer is not shown, as a sign-in answer may hold a token.'
+      : `Check that the base URL and data prefix point at a Data Query Service${sample ? `; it answered: ${excerpt(sample, 120)}` : ''}.`;
+  return new DqError('invalidResponse', `The service's answer to ${operation} was not understood: ${what}`, { operation, hint });
 }
 
 export function parseJson(text: string, operation: string): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(withoutBom(text));
   } catch {
-    throw invalid('the body is not JSON', operation, text);
+    throw invalid('the body is not JSON', operation, operation === 'login' ? undefined : text);
   }
 }
 

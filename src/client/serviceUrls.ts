@@ -5,12 +5,16 @@ import { OPERATION_ROUTES, TOKEN_PATH, type Operation } from '../core/contract';
 import { parseBaseUrl, parseHttpUrl, type ParsedUrl } from '../core/httpUrl';
 import { DqError } from './errors';
 
-/** localhost, 127.0.0.0/8 and ::1. */
+/**
+ * `localhost` and the literal loopback addresses: 127.0.0.0/8, ::1 and 127.x mapped into IPv6.
+ * Names under `.localhost` do not count: they are looked up like any other name, and a
+ * resolver may send them elsewhere.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === 'localhost') return true;
   if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  if (/^::ffff:127\./.test(host)) return true;
+  if (/^::ffff:127\./.test(host) || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host)) return true;
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
   return m !== null && Number(m[1]) === 127 && m.slice(2).every((p) => Number(p) <= 255);
 }

@@ -70,9 +70,13 @@ export function maskUserInfo(text: string): string {
   return text.replace(USER_INFO, '$1***@');
 }
 
-/** Masks tokens, authorization values, passwords in URLs and URL signatures in free text. */
+/**
+ * Masks tokens, authorization values, passwords in URLs and URL signatures in free text. Every
+ * http(s) URL loses its query and fragment (signed links of any style carry their credential
+ * there); known signature parameters are masked where no URL shows (encoded or escaped).
+ */
 export function redact(text: string): string {
-  return maskUserInfo(text).replace(BEARER, '$1 ***').replace(JWT, '***').replace(QUERY, '$1$2$3***');
+  return withSafeUrls(text).replace(BEARER, '$1 ***').replace(JWT, '***').replace(QUERY, '$1$2$3***');
 }
 
 /** Shows a URL without its user info (as `***@`) and query string (pre-signed URLs carry their credential there). */
@@ -86,7 +90,20 @@ export function safeUrl(url: string): string {
   }
 }
 
-/** Every http(s) URL in `text` shown as `safeUrl` shows it, and the user info of any other URL masked, for messages of errors from elsewhere. */
+/** An http(s) URL in free text (its slashes may be JSON-escaped): it runs to a space, quote or angle bracket. */
+const HTTP_URL = /https?:(?:\/\/|\\\/\\\/)[^\s"'<>]+/gi;
+
+/** A URL as written up to its query or fragment (shown as `?…` or `#…`), and any user name as `***@`. */
+function withoutQuery(url: string): string {
+  const cut = url.search(/[?#]/);
+  const kept = cut < 0 ? url : `${url.slice(0, cut)}${url[cut]}…`;
+  return kept.replace(/^(https?:(?:\/\/|\\\/\\\/))[^/?#@]*@/i, '$1***@');
+}
+
+/**
+ * Every http(s) URL in `text` without its user info (as `***@`), query and fragment, the rest
+ * as written; the user info of any other URL masked. For text from elsewhere: errors, answers.
+ */
 export function withSafeUrls(text: string): string {
-  return maskUserInfo(text).replace(/https?:\/\/[^\s"'<>]+/gi, (url) => safeUrl(url));
+  return maskUserInfo(text).replace(HTTP_URL, withoutQuery);
 }

@@ -1,7 +1,8 @@
 // A tiny HTTP CONNECT proxy on loopback that records which host:port each tunnel was for,
 // so tests can see whether a request went through the proxy or around it. It can also hold
 // back the answers of one host after some bytes, so a test can act while a transfer is
-// under way.
+// under way. Clients never send this machine's own addresses through a proxy, so a test
+// names a service on loopback by a made-up host name that the proxy routes (`route`).
 
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -22,7 +23,22 @@ export class LoopbackProxy {
     res.end('only CONNECT');
   });
   private readonly sockets = new Set<net.Socket>();
+  private readonly routes = new Map<string, string>();
   private hold?: Hold;
+
+  /** Tunnels for `name` (any port) go to `to` (default 127.0.0.1) on the same port. */
+  route(name: string, to = '127.0.0.1'): this {
+    this.routes.set(name.toLowerCase(), to);
+    return this;
+  }
+
+  /** `url` with its host replaced by `name`, which this proxy routes to the host `url` had. */
+  routed(url: string, name: string): string {
+    const u = new URL(url);
+    this.route(name, u.hostname);
+    u.hostname = name;
+    return u.toString().replace(/\/$/, '');
+  }
 
   /**
    * Passes on at most `bytes` bytes (headers included) of what `target` (host:port) answers,
@@ -37,7 +53,8 @@ export class LoopbackProxy {
       const target = req.url ?? '';
       this.tunnels.push(target);
       this.proxyAuth.push(String(req.headers['proxy-authorization'] ?? ''));
-      const [host, port] = target.split(':');
+      const [name, port] = target.split(':');
+      const host = this.routes.get(name.toLowerCase()) ?? name;
       const upstream = net.connect(Number(port), host, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) upstream.write(head);

@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
@@ -200,6 +202,43 @@ describe('downloads over loopback HTTP', function () {
     assert.equal(err.kind, 'jobExpired');
     assert.equal(err.uuid, 'u-obj');
     assert.deepEqual(await listDir(), []);
+  });
+
+  it('a link whose host redirects fails at once, follows nowhere, and says to tell the provider', async () => {
+    const seen: string[] = [];
+    const listen = async (server: http.Server): Promise<string> => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    const elsewhere = http.createServer((req, res) => {
+      seen.push(`elsewhere ${req.url}`);
+      res.end('x');
+    });
+    const redirecting = http.createServer((req, res) => {
+      seen.push(`object host ${req.url?.split('?')[0]}`);
+      res.writeHead(302, { location: `${target}/copy/o?X-Amz-Signature=REDIRECT-SIG` });
+      res.end();
+    });
+    const target = await listen(elsewhere);
+    try {
+      service.objects.set('o', gzipSync(Buffer.from('x')));
+      service.linkBase = await listen(redirecting);
+      const err = await client.downloadJob(job('o'), { dir, format: 'jsonl' }).catch((e: unknown) => e);
+      assert.ok(isDqError(err), String(err));
+      assert.equal(err.kind, 'server');
+      assert.equal(err.status, 302);
+      assert.equal(err.message, `The host of the download link for object 1/1 redirected it to ${new URL(target).host} (HTTP 302), which this client does not follow`);
+      assert.match(err.hint ?? '', /Trying again will not help: tell the data provider/);
+      assert.doesNotMatch(err.describe(), /Try the download again|REDIRECT-SIG/);
+      assert.deepEqual(seen, ['object host /bucket/o'], 'one request, not retried, and nothing sent to the other host');
+      assert.deepEqual(service.linkRequests, [['o']], 'no fresh link asked for either');
+      assert.deepEqual(await listDir(), []);
+    } finally {
+      for (const server of [redirecting, elsewhere]) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }
   });
 
   it('talks plain http to loopback, but refuses plain http links and base URLs elsewhere', async () => {

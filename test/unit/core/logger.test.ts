@@ -53,7 +53,29 @@ describe('redact', () => {
   }
 
   it('leaves parameters that merely end like a secret name alone', () => {
-    assert.equal(redact('https://h/o?design=a&consignment=b&user_token_count=3'), 'https://h/o?design=a&consignment=b&user_token_count=3');
+    assert.equal(redact('asked for design=a&consignment=b&user_token_count=3'), 'asked for design=a&consignment=b&user_token_count=3');
+  });
+
+  /** Signed links whose parameters no list names: Backblaze B2, Alibaba OSS, Akamai, a made-up one. */
+  const UNLISTED: { url: string; secrets: string[] }[] = [
+    { url: 'https://f002.backblazeb2.com/file/b/o.gz?Authorization=4_0022b3cB2TOKEN', secrets: ['4_0022b3cB2TOKEN'] },
+    { url: 'https://b.oss-cn-hangzhou.aliyuncs.com/o.gz?OSSAccessKeyId=LTAIKEY&Expires=1790000000&x-oss-signature=OSSSIG', secrets: ['LTAIKEY', 'OSSSIG'] },
+    { url: 'https://cdn.example.com/o.gz?hdnts=exp~1790000000~acl~*~hmac~AKAMAIHMAC', secrets: ['AKAMAIHMAC'] },
+    { url: 'http://127.0.0.1:9/o?k=LOCALKEY#frag-SECRET', secrets: ['LOCALKEY', 'frag-SECRET'] },
+  ];
+
+  for (const { url, secrets } of UNLISTED) {
+    it(`drops the whole query of ${new URL(url).host}'s links, keeping host and path`, () => {
+      const base = url.split('?')[0];
+      const text = redact(`link ${url} was not valid; "${url}" <${url}> ${JSON.stringify({ url }).replace(/\//g, '\\/')}`);
+      assertHidden(text, secrets);
+      assert.ok(text.startsWith(`link ${base}?… was not valid; "${base}?…" <${base}?…>`), text);
+    });
+  }
+
+  it('masks a user name in an http(s) link too, and leaves text without a query as written', () => {
+    assert.equal(redact('GET https://reader@objects.example.com/o?x=1 failed'), 'GET https://***@objects.example.com/o?… failed');
+    assert.equal(redact('see https://Objects.Example.com and https://h/a/b.'), 'see https://Objects.Example.com and https://h/a/b.');
   });
 });
 
