@@ -1,5 +1,6 @@
 // Bundles the extension and the dq command-line tool. Types are checked by `tsc --noEmit`
 // (npm run typecheck); esbuild only strips them.
+const fs = require('node:fs');
 const esbuild = require('esbuild');
 
 const production = process.argv.includes('--production');
@@ -17,12 +18,25 @@ const common = {
   legalComments: 'none',
 };
 
+/**
+ * dist/cli.js is package.json's "bin": `npx dq` and a linked `dq` run it as a program (through
+ * its `#!/usr/bin/env node` line), which needs the execute bit that esbuild does not set.
+ */
+const executable = {
+  name: 'executable',
+  setup(build) {
+    build.onEnd((result) => {
+      if (result.errors.length === 0) fs.chmodSync(build.initialOptions.outfile, 0o755);
+    });
+  },
+};
+
 /** DuckDB is a native library per platform: never bundled, packaged as node_modules. */
 const duckdb = ['@duckdb/*'];
 
 const builds = [
   { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...duckdb] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: duckdb },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: duckdb, plugins: [executable] },
   // the SQL engine's child process; DuckDB's native binding ships beside it (scripts/packageVsix.js).
   // DuckDB's JavaScript API is bundled into it: loading its hundred modules one by one took 55
   // to 70 ms of the engine's start, which the first rows of a preview wait for.

@@ -1,5 +1,7 @@
 // A small, strict argument parser for dq: unknown options and missing values are usage
-// errors, reported before any request is made.
+// errors, reported before any request is made, with the nearest known option when one is close.
+
+import { nearestName } from './nearestName';
 
 export type OptionKind = 'string' | 'boolean' | 'number';
 
@@ -13,6 +15,12 @@ export interface OptionSpec {
   valueName?: string;
   /** `--no-<name>` turns a boolean off */
   negatable?: boolean;
+  /**
+   * An empty (or blank) value given on the command line is refused rather than read as "not
+   * given": `--to "$UNSET"` must not quietly mean the default. (An empty environment variable
+   * counts as unset, for every option.)
+   */
+  nonEmpty?: boolean;
 }
 
 export class UsageError extends Error {
@@ -41,8 +49,14 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[],
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (onlyPositionals || !arg.startsWith('--') || arg === '-') {
+      if (!onlyPositionals && arg === '-h' && byName.has('help')) {
+        options.help = true;
+        given.add('help');
+        continue;
+      }
       if (!onlyPositionals && arg.startsWith('-') && arg !== '-' && !/^-\d/.test(arg)) {
-        throw new UsageError(`unknown option ${arg}; options use two dashes (see dq --help)`);
+        const meant = byName.has(arg.slice(1).split('=')[0]) ? `--${arg.slice(1)}` : undefined;
+        throw new UsageError(`unknown option ${arg}; options use two dashes${meant ? `: ${meant}` : ''} (see dq --help)`);
       }
       positionals.push(arg);
       continue;
@@ -64,7 +78,7 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[],
         continue;
       }
     }
-    if (!spec) throw new UsageError(`unknown option --${name} (see dq --help)`);
+    if (!spec) throw new UsageError(`unknown option --${name}${didYouMean(name, specs)} (see dq --help)`);
     name = spec.name;
     if (spec.kind === 'boolean') {
       if (inline !== undefined && inline !== 'true' && inline !== 'false') {
@@ -82,10 +96,17 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[],
       inline = next;
       i++;
     }
+    if (spec.nonEmpty && inline.trim() === '') {
+      throw new UsageError(
+        `--${name} is empty; give ${spec.valueName ? `a ${spec.valueName}` : 'a value'}, or leave --${name} out for its default (is a variable in the command unset?)`,
+      );
+    }
     options[name] = convert(spec, inline, `--${name}`);
     given.add(name);
   }
 
+  // help is shown whatever the environment holds
+  if (options.help === true) return { positionals, options, given };
   for (const spec of specs) {
     if (options[spec.name] !== undefined || !spec.env) continue;
     const fromEnv = env[spec.env];
@@ -93,6 +114,13 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[],
     options[spec.name] = convert(spec, fromEnv, spec.env);
   }
   return { positionals, options, given };
+}
+
+/** `; did you mean --json?` when a known option is close to the one typed, else ''. */
+function didYouMean(typed: string, specs: readonly OptionSpec[]): string {
+  const names = specs.flatMap((s) => (s.kind === 'boolean' && s.negatable ? [s.name, `no-${s.name}`] : [s.name]));
+  const meant = nearestName(typed, names);
+  return meant ? `; did you mean --${meant}?` : '';
 }
 
 function convert(spec: OptionSpec, raw: string, source: string): string | boolean | number {

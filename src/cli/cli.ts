@@ -13,6 +13,9 @@ import { emulatorCommand } from './emulatorCommand';
 import { EXIT, exitCodeFor } from './exitCodes';
 import { findColumnCommand } from './findColumnCommand';
 import { GLOBAL_OPTIONS } from './globalOptions';
+import { CANCELLED_TEXT, JobStageError, jobFollowUp, sentence } from './jobFollowUp';
+import { nearestName } from './nearestName';
+import { isOutputClosed } from './outputStreams';
 import { downloadCommand, queryCommand } from './queryCommands';
 import { syncCommand, syncStatusCommand } from './syncCommands';
 import { terminalLine } from './terminalLine';
@@ -35,7 +38,9 @@ const COMMANDS: readonly CommandSpec[] = [
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const name = argv[0];
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    const topic = name === 'help' ? COMMANDS.find((c) => c.name === argv[1]) : undefined;
+    const asked = name === 'help' ? argv[1] : undefined;
+    const topic = asked === undefined ? undefined : COMMANDS.find((c) => c.name === asked);
+    if (asked !== undefined && !topic) return report(unknownCommand(asked), io);
     io.stdout.write(topic ? commandHelp(topic) : generalHelp());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
@@ -45,7 +50,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const command = COMMANDS.find((c) => c.name === name);
   try {
-    if (!command) throw new UsageError(`unknown command "${name}"; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+    if (!command) throw unknownCommand(name);
     const specs = optionsOf(command);
     const args = parseArgs(argv.slice(1), specs, command.ownOptionsOnly ? {} : io.env);
     if (args.options.help) {
@@ -58,31 +63,42 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
+function unknownCommand(name: string): UsageError {
+  const meant = nearestName(name, COMMANDS.map((c) => c.name));
+  return new UsageError(`unknown command "${name}"${meant ? ` (did you mean ${meant}?)` : ''}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+}
+
 function optionsOf(command: CommandSpec): OptionSpec[] {
   if (command.ownOptionsOnly) return [...command.options];
   const own = new Set(command.options.map((o) => o.name));
   return [...command.options, ...GLOBAL_OPTIONS.filter((g) => !own.has(g.name))];
 }
 
-function report(err: unknown, io: CliIo): number {
+function report(thrown: unknown, io: CliIo): number {
   // a progress line still on screen stays there, and the error goes on a line of its own
   terminalLine(io.stderr).end();
+  // once the job exists, the line ends saying how to get its files later
+  const err = thrown instanceof JobStageError ? thrown.failure : thrown;
+  const followUp = thrown instanceof JobStageError ? jobFollowUp(thrown.job, err) : '';
+  const withFollowUp = (line: string): string => (followUp ? `${sentence(line)} ${followUp}` : line);
   if (err instanceof UsageError) {
     io.stderr.write(`dq: usage: ${redact(err.message)}\n`);
     return EXIT.usage;
   }
   if (isCancelled(err) || io.interrupt.aborted) {
-    io.stderr.write('dq: cancelled: interrupted; nothing was left half-written.\n');
+    // nobody reads the output any more: stop without a word, as `dq ... | head` expects
+    if (isOutputClosed(io.interrupt.reason)) return EXIT.interrupted;
+    io.stderr.write(`dq: cancelled: ${redact(withFollowUp(CANCELLED_TEXT))}\n`);
     return EXIT.interrupted;
   }
   if (err instanceof DqError) {
-    io.stderr.write(`dq: ${redact(forCommandLine(err).describe())}\n`);
+    io.stderr.write(`dq: ${redact(withFollowUp(forCommandLine(err).describe()))}\n`);
     if (io.env.DQ_DEBUG === '1' && err.stack) io.stderr.write(`${redact(err.stack)}\n`);
     return exitCodeFor(err);
   }
   const e = err as NodeJS.ErrnoException;
   const what = e && typeof e.code === 'string' && e.syscall ? `cannot ${e.syscall} ${e.path ?? ''}`.trim() + ` (${e.code})` : String(e?.message ?? err);
-  io.stderr.write(`dq: error: ${redact(what)}. Set DQ_DEBUG=1 for details.\n`);
+  io.stderr.write(`dq: error: ${redact(what)}. Set DQ_DEBUG=1 for details.${followUp ? ` ${redact(followUp)}` : ''}\n`);
   if (io.env.DQ_DEBUG === '1' && e?.stack) io.stderr.write(`${redact(e.stack)}\n`);
   return EXIT.service;
 }
@@ -102,8 +118,9 @@ function generalHelp(): string {
     '',
     'Exit codes: 0 ok, 2 usage, 3 authentication, 4 not found, 5 job failed or expired,',
     '6 other service error, 7 network, 8 local files (disk full, file too large, permission',
-    'denied, read-only folder), 130 interrupted. DQ_DEBUG=1 shows stack traces.',
-    'Run `dq help <command>` or `dq <command> --help` for a command\'s options.',
+    'denied, read-only folder), 130 interrupted (Ctrl-C, or the program reading the output',
+    'exited). DQ_DEBUG=1 shows stack traces.',
+    'Run `dq help <command>` or `dq <command> --help` (or -h) for a command\'s options.',
     '',
   ].join('\n');
 }
@@ -111,7 +128,11 @@ function generalHelp(): string {
 function commandHelp(command: CommandSpec): string {
   const lines = [`Usage: ${command.usage}`, '', command.summary, ''];
   if (command.options.length > 0) lines.push('Options:', ...formatOptions(command.options), '');
-  if (!command.ownOptionsOnly) lines.push('Global options (dq --help): --base-url, --prefix, --client-id, --client-secret, --scope, --proxy, --json, --progress', '');
+  if (!command.ownOptionsOnly) {
+    const own = new Set(command.options.map((o) => o.name));
+    const global = GLOBAL_OPTIONS.filter((o) => o.name !== 'help' && !own.has(o.name)).map((o) => `--${o.name}`);
+    lines.push(`Global options (dq --help): ${global.join(', ')}`, '');
+  }
   return lines.join('\n');
 }
 

@@ -1,6 +1,8 @@
-// dq emulator: runs the local Data Query Service until interrupted.
+// dq emulator: runs the local Data Query Service until interrupted, and prints the settings
+// that point dq at it from this machine.
 
-import { startEmulator, type EmulatorOptions } from '../emulator/emulator';
+import { isLoopbackHost } from '../client/serviceUrls';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../emulator/emulator';
 import { FAULT_KEYS } from '../emulator/faults';
 import type { OptionSpec } from './argParser';
 import { UsageError } from './argParser';
@@ -39,6 +41,52 @@ function whole(value: unknown, option: string, min: number): number | undefined 
   return n;
 }
 
+function hostOf(url: string): string {
+  return new URL(url).hostname;
+}
+
+/** An address to listen on that means "every address of this machine" (0.0.0.0, ::). */
+function isWildcard(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === '0.0.0.0' || /^[0:]+$/.test(host);
+}
+
+/** `url` as this machine reaches it: a wildcard listening address becomes loopback (http://127.0.0.1:PORT). */
+function reachableUrl(url: string): string {
+  const u = new URL(url);
+  if (!isWildcard(u.hostname)) return url;
+  u.hostname = u.hostname.includes(':') ? '[::1]' : '127.0.0.1';
+  return u.origin;
+}
+
+/** For an emulator other machines may reach: how they point dq at it. */
+function remoteNote(emulator: RunningEmulator): string[] {
+  if (isLoopbackHost(hostOf(emulator.baseUrl))) return [];
+  const lines = [
+    '',
+    `From another machine: DQ_BASE_URL=http://<this machine's address>:${new URL(emulator.baseUrl).port}, with --allow-insecure-http`,
+    '(or DQ_ALLOW_INSECURE_HTTP=1), since dq refuses plain http to other hosts unless told.',
+  ];
+  if (isLoopbackHost(hostOf(emulator.objectBaseUrl))) lines.push(`Result links name ${hostOf(emulator.objectBaseUrl)}, so downloads work on this machine only.`);
+  return lines;
+}
+
+/** What to do about a listener that could not start, in words; undefined for other failures. */
+function listenProblem(err: unknown, host: string, port: number): string | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const choose = 'choose another --port, or --port 0 for any free one';
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${port} on ${host} is in use by another program; ${choose}`;
+    case 'EACCES':
+      return `may not listen on port ${port} on ${host} (ports below 1024 need privileges); ${choose}`;
+    case 'EADDRNOTAVAIL':
+      return `--host ${host} is not an address of this machine; leave it out for 127.0.0.1`;
+    default:
+      return undefined;
+  }
+}
+
 export const emulatorCommand: CommandSpec = {
   name: 'emulator',
   usage: 'dq emulator [--host 127.0.0.1] [--port N] [--prefix dap] [--client-id ID] [--client-secret S] [--token-ttl SEC] [--job-delay MS] [--url-ttl SEC] [--rows N] [--seed N] [--limit-window SEC] [--no-limits] [--object-rate BYTES] [--faults SPEC] [--json]',
@@ -71,15 +119,18 @@ export const emulatorCommand: CommandSpec = {
       objectBytesPerSecond: whole(o['object-rate'], '--object-rate', 1),
       faults: o.faults as string | undefined,
     };
-    let emulator;
+    let emulator: RunningEmulator;
     try {
       emulator = await startEmulator(options);
     } catch (err) {
       // Bad --faults specs, refused hosts and busy ports are all the caller's to fix.
-      throw new UsageError(err instanceof Error ? err.message : String(err));
+      throw new UsageError(listenProblem(err, host ?? '127.0.0.1', port ?? 0) ?? (err instanceof Error ? err.message : String(err)));
     }
+    const baseUrl = reachableUrl(emulator.baseUrl);
+    // plain http is refused to a host that is not this machine (the gateway, or the links to objects)
+    const insecure = [baseUrl, emulator.objectBaseUrl].map(hostOf).find((h) => !isLoopbackHost(h));
     const info = {
-      baseUrl: emulator.baseUrl,
+      baseUrl,
       dataPrefix: emulator.dataPrefix,
       clientId: emulator.clientId,
       clientSecret: emulator.clientSecret,
@@ -95,10 +146,12 @@ export const emulatorCommand: CommandSpec = {
           `  namespaces: ${emulator.namespaces.join(', ')}`,
           '',
           'Point dq at it (paste into a shell):',
-          `  export DQ_BASE_URL=${emulator.baseUrl}`,
+          `  export DQ_BASE_URL=${baseUrl}`,
           `  export DQ_DATA_PREFIX=${emulator.dataPrefix}`,
           `  export DQ_CLIENT_ID=${emulator.clientId}`,
           `  export DQ_CLIENT_SECRET=${emulator.clientSecret}`,
+          ...(insecure ? [`  export DQ_ALLOW_INSECURE_HTTP=1   # plain http to ${insecure}, which dq otherwise refuses`] : []),
+          ...remoteNote(emulator),
           '',
           'Press Ctrl-C to stop.',
           '',

@@ -1,7 +1,9 @@
 // Entry point of the dq command: wires the process (streams, environment, Ctrl-C) to runCli.
 
 import { runCli } from './cli';
+import { EXIT } from './exitCodes';
 import { tuneMemory } from './memoryTuning';
+import { guardOutputStreams, type OutputClosedError } from './outputStreams';
 
 function main(): void {
   tuneMemory();
@@ -9,11 +11,29 @@ function main(): void {
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) process.exit(EXIT.interrupted);
     controller.abort(new Error(`interrupted by ${signal}`));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+
+  // stdout cannot be written (its reader went away): stop as on Ctrl-C, and leave with 130 (8
+  // when the device failed) whatever the command returns.
+  let stdoutClosed: OutputClosedError | undefined;
+  guardOutputStreams(process.stdout, process.stderr, (reason) => {
+    stdoutClosed = reason;
+    if (!reason.readerGone) process.stderr.write(`dq: io: cannot write the output (${reason.code}); stopped, nothing was left half-written.\n`);
+    controller.abort(reason);
+  });
+  const exitCode = (code: number, writeFailed: boolean): number => {
+    if (stdoutClosed) return stdoutClosed.readerGone ? EXIT.interrupted : EXIT.io;
+    return writeFailed ? EXIT.interrupted : code;
+  };
+
+  const finish = (code: number): void => {
+    // Let stdout drain (it may be a pipe) before leaving; pooled sockets must not keep us alive.
+    process.stdout.write('', (err) => process.exit(exitCode(code, err !== null && err !== undefined)));
+  };
 
   runCli(process.argv.slice(2), {
     stdout: process.stdout,
@@ -28,11 +48,6 @@ function main(): void {
       finish(1);
     },
   );
-}
-
-function finish(code: number): void {
-  // Let stdout drain (it may be a pipe) before leaving; pooled sockets must not keep us alive.
-  process.stdout.write('', () => process.exit(code));
 }
 
 main();

@@ -1,4 +1,6 @@
-// dq query and dq download: create or find a job, wait for it, fetch its objects to disk.
+// dq query and dq download: create or find a job, wait for it, fetch its objects to disk. Once
+// the job exists, a failure or Ctrl-C says how to get its files later (and --json prints the
+// job with the error).
 
 import * as path from 'node:path';
 import type { DataQueryClient } from '../client/dataQueryClient';
@@ -13,9 +15,12 @@ import { EXIT } from './exitCodes';
 import { printJson, withClient } from './dataCommands';
 import { progressWanted } from './globalOptions';
 import { parseConcurrency, parseDateTime, parseFormat, parseMode, requireId, requireName } from './inputValidation';
+import { failureJson, JobStageError } from './jobFollowUp';
 import { downloadCollector } from './memoryTuning';
 import { checkOutputFolder } from './outputFolder';
+import { isOutputClosed } from './outputStreams';
 import { ProgressReporter } from './progressReporter';
+import { userPath } from './userPaths';
 
 const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
   { name: 'decompress', kind: 'boolean', description: 'gunzip objects while writing them' },
@@ -33,7 +38,7 @@ export const queryCommand: CommandSpec = {
     { name: 'until', kind: 'string', valueName: 'T', description: 'incremental: changes up to T (best omitted)' },
     { name: 'mode', kind: 'string', valueName: 'MODE', description: 'expanded or condensed: how nested fields become CSV/TSV columns' },
     { name: 'download', kind: 'boolean', negatable: true, description: 'download the results (default; --no-download only prints the job)' },
-    { name: 'out', kind: 'string', valueName: 'DIR', description: 'folder for the files (default downloads/<namespace>/<table>/<job id>/)' },
+    { name: 'out', kind: 'string', valueName: 'DIR', nonEmpty: true, description: 'folder for the files (default downloads/<namespace>/<table>/<job id>/)' },
     ...DOWNLOAD_OPTIONS,
   ],
   async run(ctx) {
@@ -61,19 +66,29 @@ export const queryCommand: CommandSpec = {
       // before the create-job call it would spend (the client has sent nothing yet)
       if (download) await checkOutputFolder(outDirBeforeJob(ctx, namespace, table));
       progress.message(`creating a ${request.format} ${since ? 'incremental' : 'snapshot'} job for ${namespace}.${table}`);
-      const job = await client.runJob(namespace, table, request, {
-        signal: ctx.io.interrupt,
-        onUpdate: (j) => progress.jobUpdate(j),
-      });
-      if (!download) {
-        progress.done();
-        printJson(ctx, ctx.args.options.json ? { job, files: [] } : job);
+      let known: JobRecord | undefined; // the last record seen, once the job exists
+      try {
+        const job = await client.runJob(namespace, table, request, {
+          signal: ctx.io.interrupt,
+          onUpdate: (j) => {
+            known = j;
+            progress.jobUpdate(j);
+          },
+        });
+        known = job;
+        if (!download) {
+          progress.done();
+          printJson(ctx, ctx.args.options.json ? { job, files: [] } : job);
+          return EXIT.ok;
+        }
+        const dir = outDir(ctx, namespace, table, job);
+        const files = await fetchFiles(ctx, client, job, dir, request.format, progress);
+        printFiles(ctx, job, files);
         return EXIT.ok;
+      } catch (err) {
+        progress.done();
+        throw afterJob(ctx, err, known);
       }
-      const dir = outDir(ctx, namespace, table, job);
-      const files = await fetchFiles(ctx, client, job, dir, request.format, progress);
-      printFiles(ctx, job, files);
-      return EXIT.ok;
     });
   },
 };
@@ -81,9 +96,9 @@ export const queryCommand: CommandSpec = {
 export const downloadCommand: CommandSpec = {
   name: 'download',
   usage: 'dq download <jobId> [--out DIR] [--decompress] [--concurrency N] [--sha256]',
-  summary: 'download the result files of a complete job',
+  summary: 'download the result files of a job, waiting first while it is waiting or running (progress on stderr; Ctrl-C stops waiting, the job runs on)',
   options: [
-    { name: 'out', kind: 'string', valueName: 'DIR', description: 'folder for the files (default downloads/<job id>/)' },
+    { name: 'out', kind: 'string', valueName: 'DIR', nonEmpty: true, description: 'folder for the files (default downloads/<job id>/)' },
     ...DOWNLOAD_OPTIONS,
     { name: 'format', kind: 'string', valueName: 'FORMAT', description: 'the job\'s format, for file extensions (default: recognised from the content)' },
   ],
@@ -96,37 +111,60 @@ export const downloadCommand: CommandSpec = {
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(ctx.args.options, ctx.io));
     return withClient(ctx, async (client) => {
       await checkOutputFolder(outDirBeforeJob(ctx, undefined, undefined));
-      const job = await client.getJob(jobId, { signal: ctx.io.interrupt });
-      if (job.status !== 'complete') {
-        const hint =
-          job.status === 'failed'
-            ? 'The job failed; create a new one with dq query.'
-            : `Wait for it first: dq wait ${jobId}`;
-        throw new DqError(job.status === 'failed' ? 'jobFailed' : 'usage', `job ${jobId} is ${job.status}, not complete.`, {
-          hint,
-          type: job.error?.type,
-          uuid: job.error?.uuid,
-        });
+      // an id the service does not know is notFound (exit 4), as from dq job
+      let job = await client.getJob(jobId, { signal: ctx.io.interrupt });
+      try {
+        if (job.status === 'waiting' || job.status === 'running') {
+          progress.jobUpdate(job);
+          job = await client.waitForJob(jobId, {
+            signal: ctx.io.interrupt,
+            onUpdate: (j) => {
+              job = j;
+              progress.jobUpdate(j);
+            },
+          });
+        }
+        if (job.status !== 'complete') {
+          throw new DqError('jobFailed', `job ${jobId} is ${job.status}, not complete.`, {
+            hint: 'The job failed; create a new one with dq query.',
+            type: job.error?.type,
+            uuid: job.error?.uuid,
+          });
+        }
+        const dir = outDir(ctx, undefined, undefined, job);
+        const files = await fetchFiles(ctx, client, job, dir, format, progress);
+        printFiles(ctx, job, files);
+        return EXIT.ok;
+      } catch (err) {
+        progress.done();
+        throw afterJob(ctx, err, job);
       }
-      const dir = outDir(ctx, undefined, undefined, job);
-      const files = await fetchFiles(ctx, client, job, dir, format, progress);
-      printFiles(ctx, job, files);
-      return EXIT.ok;
     });
   },
 };
 
-/** --out, else downloads/[<namespace>/<table>/]<job id>/ under the working folder. */
+/**
+ * What a command throws when its job exists and it did not end in files: the failure with the
+ * job (its error line then says how to get the files later). With --json the job and the error
+ * go to stdout first, as the object a script reads; the exit code stays the failure's.
+ */
+function afterJob(ctx: CommandContext, err: unknown, job: JobRecord | undefined): unknown {
+  if (!job) return err;
+  if (ctx.args.options.json && !isOutputClosed(ctx.io.interrupt.reason)) printJson(ctx, failureJson(job, err));
+  return new JobStageError(err, job);
+}
+
+/** --out (a leading `~` is the home folder), else downloads/[<namespace>/<table>/]<job id>/ under the working folder. */
 function outDir(ctx: CommandContext, namespace: string | undefined, table: string | undefined, job: JobRecord): string {
   const given = ctx.args.options.out as string | undefined;
-  if (given) return path.resolve(ctx.io.cwd, given);
+  if (given) return userPath(given, ctx.io);
   return path.join(outDirBeforeJob(ctx, namespace, table), sanitizeFileName(job.id));
 }
 
 /** The folder outDir will be, or (by default) the one its job folder goes in: known before the job is. */
 function outDirBeforeJob(ctx: CommandContext, namespace: string | undefined, table: string | undefined): string {
   const given = ctx.args.options.out as string | undefined;
-  if (given) return path.resolve(ctx.io.cwd, given);
+  if (given) return userPath(given, ctx.io);
   const parts = ['downloads'];
   if (namespace && table) parts.push(namespace, table);
   return path.resolve(ctx.io.cwd, ...parts);

@@ -4,7 +4,6 @@
 // table synced, otherwise the code of the first failure, as dq query would give it. The rate
 // limits arranged with the provider (--rate-limits, DQ_RATE_LIMITS) pace the sync's client.
 
-import * as path from 'node:path';
 import { DqError, type ErrorKind } from '../client/errors';
 import { formatBytes } from '../core/byteSize';
 import { DEFAULT_RATE_LIMITS, OPERATIONS, type Operation } from '../core/contract';
@@ -20,13 +19,18 @@ import { EXIT, exitCodeFor } from './exitCodes';
 import { progressWanted, stderrLogger } from './globalOptions';
 import { parseDateTime, requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
+import { expandTargetHome, userPath } from './userPaths';
 
 const TO_OPTION: OptionSpec = {
   name: 'to',
   kind: 'string',
   env: 'DQ_SYNC_TARGET',
   valueName: 'TARGET',
-  description: 'a DuckDB file (or duckdb:PATH) or a postgresql://user@host/db URL (default: sync.duckdb in the data folder, ~/.local/share/data-query)',
+  nonEmpty: true,
+  description:
+    'a DuckDB file (or duckdb:PATH) or a postgresql://user@host/db URL (default: sync.duckdb in the data folder, ~/.local/share/data-query); ' +
+    'a server on another machine is reached over TLS with its certificate checked unless the URL says another sslmode (or PGSSLMODE does): ' +
+    'require encrypts without checking, disable sends everything unencrypted',
 };
 
 const LOCK_WAIT_OPTION: OptionSpec = {
@@ -58,7 +62,7 @@ export const syncCommand: CommandSpec = {
     { name: 'resnapshot', kind: 'boolean', description: 'take a fresh snapshot, replacing the tables (after a schema change that needs it)' },
     { name: 'until', kind: 'string', valueName: 'T', description: 'sync up to T instead of the latest data, for reproducible runs' },
     { name: 'concurrency', kind: 'number', valueName: 'N', description: 'tables synced at once, 1 to 16 (default 4)' },
-    { name: 'work-dir', kind: 'string', valueName: 'DIR', description: 'where a job\'s files wait, compressed, until they are applied (default: the system\'s temporary folder)' },
+    { name: 'work-dir', kind: 'string', valueName: 'DIR', nonEmpty: true, description: 'where a job\'s files wait, compressed, until they are applied (default: the system\'s temporary folder)' },
     LOCK_WAIT_OPTION,
     RATE_LIMITS_OPTION,
   ],
@@ -95,7 +99,7 @@ export const syncCommand: CommandSpec = {
             resnapshot: o.resnapshot === true,
             until,
             concurrency,
-            workDir: o['work-dir'] === undefined ? undefined : path.resolve(ctx.io.cwd, String(o['work-dir'])),
+            workDir: o['work-dir'] === undefined ? undefined : userPath(String(o['work-dir']), ctx.io),
             signal: ctx.io.interrupt,
             onProgress: (p) => {
               const text = progressText(p);
@@ -154,9 +158,11 @@ export const syncStatusCommand: CommandSpec = {
 };
 
 function targetSpecOf(ctx: CommandContext): TargetSpec {
-  // sync-status takes no global options, so the environment is read here for it
+  // sync-status takes no global options, so the environment is read here for it; set but
+  // empty counts as unset, as for every variable dq reads
   const given = (ctx.args.options.to as string | undefined) ?? (ctx.io.env.DQ_SYNC_TARGET || undefined);
-  return parseTargetSpec(given, { cwd: ctx.io.cwd, env: ctx.io.env });
+  // a leading `~` of a file path is the home folder (no shell expands `--to=~/s.duckdb`)
+  return parseTargetSpec(given === undefined ? undefined : expandTargetHome(given, ctx.io.env), { cwd: ctx.io.cwd, env: ctx.io.env });
 }
 
 function lockWait(ctx: CommandContext): number | undefined {

@@ -233,7 +233,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const baseUrl = `http://${urlHost}:${(gateway.address() as AddressInfo).port}`;
-  objectBaseUrl = `http://${urlHost}:${(objects.address() as AddressInfo).port}`;
+  // listening on every address: links name this machine's loopback, an address a client can reach
+  const linkHost = host === '0.0.0.0' ? '127.0.0.1' : /^[0:]+$/.test(host) ? '[::1]' : urlHost;
+  objectBaseUrl = `http://${linkHost}:${(objects.address() as AddressInfo).port}`;
   logger.info(`emulator: gateway ${baseUrl}/${prefix}, objects ${objectBaseUrl}`);
 
   let closing: Promise<void> | undefined;

@@ -9,6 +9,7 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { asLocalIoError } from '../client/localIoError';
+import { expandHome } from '../core/homeFolder';
 import { sanitizeFileName } from '../core/paths';
 
 export const LINKS_FOLDER = 'links';
@@ -53,11 +54,6 @@ export function resultsRootOf(places: ResultsPlaces): { root: string; ignoreInGi
   }
   if (places.workspaceFolder) return { root: path.join(places.workspaceFolder, DEFAULT_RESULTS_FOLDER), ignoreInGit: true };
   return { root: path.join(places.globalStorage, 'results'), ignoreInGit: false };
-}
-
-/** `~`, `~/...` or `~\...` from the home folder: no shell expands a setting. `~name` stays as it is. */
-function expandHome(value: string, home: string): string {
-  return /^~(?=$|[\\/])/.test(value) ? path.join(home, value.slice(1)) : value;
 }
 
 /**

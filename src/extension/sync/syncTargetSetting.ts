@@ -10,6 +10,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DqError, isDqError } from '../../client/errors';
+import { expandTargetHome } from '../../core/homeFolder';
 import { parseTargetSpec, type TargetSpec, type TargetSpecProblem } from '../../sync/targetSpec';
 
 export const SYNC_TARGET_SETTING = 'dataQuery.sync.target';
@@ -53,7 +54,7 @@ export function parseSyncTarget(raw: unknown, places: TargetPlaces): SyncTargetC
   let spec: TargetSpec;
   try {
     // relative paths start in the workspace folder; `env` only names the default, and the value is not empty
-    spec = parseTargetSpec(expandHome(value, places.home ?? os.homedir()), { cwd: places.workspaceFolder ?? places.globalStorage, env: {} });
+    spec = parseTargetSpec(expandTargetHome(value, places.home ?? os.homedir()), { cwd: places.workspaceFolder ?? places.globalStorage, env: {} });
   } catch (err) {
     throw settingError(err);
   }
@@ -61,10 +62,6 @@ export function parseSyncTarget(raw: unknown, places: TargetPlaces): SyncTargetC
   return postgresTarget(spec.url);
 }
 
-/** `~` or `~/...`, also after duckdb:, as the home folder. */
-function expandHome(value: string, home: string): string {
-  return value.replace(/^(duckdb:)?~(?=$|[\\/])/i, (_whole, prefix: string | undefined) => `${prefix ?? ''}${home}`);
-}
 
 /** The spec parser's refusals, worded for the setting; a PostgreSQL URL is never repeated, as a mistyped one may hold a password. */
 const SETTING_PROBLEMS: Record<TargetSpecProblem, { message: string; hint: string }> = {
