@@ -85,6 +85,11 @@ export class EngineClient {
     return this.child?.pid;
   }
 
+  /** How many results are open (opened and not closed yet: each preview's, an export's while it runs). */
+  get openResults(): number {
+    return this.sources.size;
+  }
+
   async open(source: ResultSource, signal?: AbortSignal): Promise<OpenedResult> {
     const handle = `r${this.nextHandle++}`;
     const opened = await this.call('open', { handle, source }, signal);

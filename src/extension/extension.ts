@@ -42,6 +42,8 @@ export interface DataQueryExtensionApi {
   syncedTables: SyncedTablesModel;
   /** the open schema pages: the version and HTML each shows */
   schemaPages: SchemaPages;
+  /** how many results the SQL engine holds open (a preview's until it closes) */
+  openResults(): number;
 }
 
 let stopping: (() => Promise<void>) | undefined;
@@ -121,7 +123,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     await sample.dispose();
   };
   logger.info(`Data Query Explorer ${version} activated.`);
-  return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages };
+  return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages, openResults: () => engine.openResults };
 }
 
 /** The engine's memory limit (at least 64 MiB) and its kept copies' budget from the settings. */

@@ -1,9 +1,11 @@
 // The preview grid and the SQL console in VS Code: a job of the sample connection is run and
 // downloaded, previewed (first rows painted by the webview, row count, a far page, sort,
-// filters and WHERE over the whole result), exported, and queried from a SQL console. The
-// downloaded files themselves, read here without the engine, are the reference.
+// filters and WHERE over the whole result), exported, and queried from a SQL console. A preview
+// closed while its result still opens leaves nothing open in the engine. The downloaded files
+// themselves, read here without the engine, are the reference.
 
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -43,6 +45,25 @@ function column(panel: PreviewPanel, name: string): number {
   const index = panel.state().columns.findIndex((c) => c.name === name);
   assert.ok(index >= 0, `the grid has a column ${name}`);
   return index;
+}
+
+/** The SQL engine's process: the one child of this extension host that runs the engine host script. */
+function enginePid(): number {
+  const pids = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'engineHost'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  assert.equal(pids.length, 1, `one engine process: ${pids.join(', ')}`);
+  return pids[0];
+}
+
+/** Resolves with the next preview panel's tab once the workbench shows it. */
+function nextPreviewTab(): Promise<vscode.Tab> {
+  return new Promise((resolve) => {
+    const listener = vscode.window.tabGroups.onDidChangeTabs((e) => {
+      const tab = e.opened.find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('dataQuery.preview'));
+      if (!tab) return;
+      listener.dispose();
+      resolve(tab);
+    });
+  });
 }
 
 describe('Result preview and SQL console', function () {
@@ -101,6 +122,29 @@ describe('Result preview and SQL console', function () {
     const page = await panel.rows(far, 5);
     assert.deepEqual(page.map((row) => row[column(panel, 'key.id')]), ids.slice(far, far + 5));
     panel.dispose();
+  });
+
+  it('closes the result of a preview closed while it was still opening: nothing of it stays open in the engine', async () => {
+    const { api } = await activateExtension();
+    const before = api.openResults();
+    const shown = (await vscode.commands.executeCommand('dataQuery.previewResult', { connection: SAMPLE, jobId })) as PreviewPanel;
+    assert.equal(api.openResults(), before + 1, 'an open preview holds its result');
+    shown.dispose();
+    assert.equal(api.openResults(), before, 'and closes it with the panel');
+
+    // the engine is held still while the next preview opens, so its panel is closed first
+    const engine = enginePid();
+    let opening: Thenable<unknown> | undefined;
+    process.kill(engine, 'SIGSTOP');
+    try {
+      const tab = nextPreviewTab();
+      opening = vscode.commands.executeCommand('dataQuery.previewResult', { connection: SAMPLE, jobId });
+      assert.ok(await vscode.window.tabGroups.close(await tab), 'the preview\'s tab closed');
+    } finally {
+      process.kill(engine, 'SIGCONT');
+    }
+    await opening;
+    assert.equal(api.openResults(), before, 'the result opened for the closed preview is closed');
   });
 
   it('sorts, filters and applies a WHERE over the whole result, and keeps a WHERE it cannot run', async () => {

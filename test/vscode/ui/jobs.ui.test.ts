@@ -4,12 +4,15 @@
 // still offered after the window reloads; then Query Table from the palette, whose table step
 // shows the tables the tree listed without a listing of its own (5 a minute). The service is
 // an emulator in this process whose jobs take a few seconds, as real ones do, and whose
-// request log counts the listings. Screenshots of each step go to test-results/.
+// request log counts the listings. Last, the context menu of a query stopped while the create
+// budget held it (never sent: nothing to download) beside a completed job's. Screenshots of
+// each step go to test-results/.
 
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import type { Locator, Page } from 'playwright-core';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { tablesOf } from '../../support/emulatorTables';
 import { screenshot } from '../harness/browser';
@@ -20,6 +23,19 @@ import { clickRow, expandRow, openDataQueryView, runPaletteCommand, treeRow } fr
 
 const CONNECTION = 'Local service';
 const JOB = 'canvas.accounts';
+
+/** The items of a tree row's context menu, as shown (in a screenshot, when named); the menu is closed again. */
+async function menuItems(page: Page, row: Locator, shot?: string): Promise<string[]> {
+  await settle(page);
+  await row.click({ button: 'right' });
+  const labels = page.locator('.context-view .monaco-menu .action-label');
+  await labels.first().waitFor();
+  const items = (await labels.allInnerTexts()).map((t) => t.trim()).filter((t) => t !== '');
+  if (shot) await screenshot(page, shot);
+  await page.keyboard.press('Escape');
+  await page.locator('.context-view .monaco-menu').waitFor({ state: 'hidden' });
+  return items;
+}
 
 describe('Query jobs in the VS Code workbench', function () {
   this.timeout(300_000);
@@ -126,5 +142,37 @@ describe('Query jobs in the VS Code workbench', function () {
     await screenshot(page, 'jobs-ui-10-palette-table-step');
     assert.equal(listings(), before, 'the table step listed nothing: it read the tables the tree kept');
     await page.keyboard.press('Escape');
+  });
+
+  it('offers Run Again and Remove but no Download for a query stopped before it was sent, and Download for a completed job', async () => {
+    const { page } = workbench();
+    await openDataQueryView(page);
+    await expandRow(page, CONNECTION);
+    await expandRow(page, 'canvas');
+    await treeRow(page, 'accounts').waitFor();
+    const queuedRow = page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-description', { hasText: /· queued: rate limit/ }) }).first();
+    // create job allows 5 a minute: queries of the other tables, one after another, until one waits for the budget
+    const tables = [...(await tablesOf(service, 'canvas'))].filter((t) => t !== 'accounts').sort();
+    const asked: string[] = [];
+    for (const table of tables) {
+      await queryTableFromTree(page, table);
+      asked.push(table);
+      await treeRow(page, `canvas.${table}`).waitFor();
+      if ((await queuedRow.count()) > 0) break;
+    }
+    await queuedRow.waitFor();
+    await screenshot(page, 'jobs-ui-11-query-queued');
+    const held = (await queuedRow.locator('.label-name').innerText()).trim();
+    await contextMenu(page, queuedRow, 'Stop Following Job');
+    const stopped = await jobRow(page, held, /snapshot · cancelled/);
+    assert.match(await (await hoverOf(page, stopped, 'Stopped')).innerText(), /Stopped before the query was sent/, 'the query never reached the service');
+
+    const neverSent = await menuItems(page, stopped, 'jobs-ui-12-never-sent-menu');
+    assert.ok(neverSent.includes('Run Again') && neverSent.includes('Remove Job'), `Run Again and Remove: ${neverSent.join(', ')}`);
+    assert.ok(!neverSent.includes('Download Results'), `no Download for a query that has no job: ${neverSent.join(', ')}`);
+
+    const complete = await jobRow(page, `canvas.${asked[0]}`, /snapshot · complete/);
+    const completed = await menuItems(page, complete);
+    assert.ok(completed.includes('Download Results'), `a completed job offers Download: ${completed.join(', ')}`);
   });
 });

@@ -4,7 +4,9 @@
 // and a statement run in the SQL console. The downloaded file, read here, is the reference for
 // what the grid shows. In the SQL console also: a statement that runs long offers Cancel in a
 // notification and stops when it is chosen. And rows whose read failed (the engine process
-// held still, then stopped) are read again when the user next moves.
+// held still, then stopped) are read again when the user next moves. The grid's Export… button
+// writes the file chosen in the save dialog; a write that fails names that file, and an export
+// cancelled from its notification is not reported as an error.
 // Screenshots of each step go to test-results/ (the grid's also serves the README).
 
 import * as assert from 'node:assert/strict';
@@ -14,7 +16,7 @@ import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { FrameLocator, Page } from 'playwright-core';
 import { screenshot } from '../harness/browser';
-import { contextMenu, jobRow, queryTableFromTree } from '../harness/jobSteps';
+import { contextMenu, jobRow, pickStep, queryTableFromTree } from '../harness/jobSteps';
 import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
 import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
@@ -90,6 +92,44 @@ async function restPointer(page: Page): Promise<void> {
   await page.mouse.move(200, 380);
 }
 
+/** The rows of a CSV text (quoted fields may hold commas, quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+/** Each record as `key.id|value.http_status`, sorted: a result's rows whatever their order. */
+function idsAndStatuses(records: WebLog[]): string[] {
+  return records.map((r) => `${r.key.id}|${r.value.http_status}`).sort();
+}
+
+/** How long the save dialog is given to answer an Enter before it is pressed again. */
+const SAVE_DIALOG_STEP_MS = 5_000;
+
 function rowCount(n: number): string {
   return `${n.toLocaleString('en-US')} rows`;
 }
@@ -129,6 +169,55 @@ describe('Result preview in the VS Code workbench', function () {
     await closeAllEditors(page);
     await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
     return webviewWith(page, '.toolbar .title', JOB);
+  }
+
+  /**
+   * Presses the grid's Export… button, takes CSV and types `file` into the save dialog as a
+   * person would. The dialog's first Enter may only go to the folder typed: then Enter again. A
+   * folder that does not exist is asked about first, and OK goes on with it.
+   */
+  async function exportFromGrid(page: Page, grid: FrameLocator, file: string): Promise<void> {
+    await grid.locator('.toolbar button.export').click();
+    await pickStep(page, 'Export format', 'CSV');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export result' }).waitFor();
+    // the dialog fills in its own first answer, and selects its file name, a moment after it shows:
+    // typing before that mixes the two, so the path is typed once that answer is in, and again if mixed
+    const input = page.locator('.quick-input-widget input').first();
+    await until(page, 'the save dialog\'s first answer', () => input.inputValue(), (value) => value.endsWith(`${JOB}.csv`));
+    const typed = async (): Promise<string> => {
+      if ((await input.inputValue()) !== file) await input.fill(file);
+      return input.inputValue();
+    };
+    await until(page, 'the path typed into the save dialog', typed, (value) => value === file);
+    const widget = page.locator('.quick-input-widget');
+    const asked = page.locator('.quick-input-widget .quick-input-title', { hasText: 'does not exist' });
+    const answer = async (): Promise<string> => ((await asked.isVisible()) ? 'asked' : (await widget.isVisible()) ? 'open' : 'closed');
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Enter');
+      const state = await until(page, 'the save dialog answered', answer, (s) => s !== 'open', attempt < 3 ? SAVE_DIALOG_STEP_MS : undefined).catch((err: unknown) => {
+        if (attempt >= 3) throw err;
+        return 'open';
+      });
+      if (state === 'closed') return;
+      if (state === 'asked') {
+        await page.keyboard.press('Enter');
+        await widget.waitFor({ state: 'hidden' });
+        return;
+      }
+    }
+  }
+
+  /** Clears the notifications from the palette; resolves once the palette and every toast are gone. */
+  async function clearNotifications(page: Page): Promise<void> {
+    await runPaletteCommand(page, 'Notifications: Clear All Notifications');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    await until(page, 'no notification shown', () => page.locator('.notifications-toasts .notification-list-item').count(), (n) => n === 0);
+  }
+
+  /** The error notifications shown now, by their text. */
+  async function errorToasts(page: Page): Promise<string[]> {
+    return page.locator('.notifications-toasts .notification-list-item', { has: page.locator('.codicon-error') }).allInnerTexts();
   }
 
   it('runs a query and previews it from the completion notification: the first rows and the row count', async () => {
@@ -236,6 +325,79 @@ describe('Result preview in the VS Code workbench', function () {
       assert.deepEqual(rows.map((r) => r.cells[id]), fileOrder.slice(0, rows.length), 'the rows of the file, in its order');
       assert.equal(await grid.locator('.error').isVisible(), false, 'a cancel is not an error');
     }
+  });
+
+  it('Export… in the grid writes every row of the result to the file chosen in the save dialog', async () => {
+    const { page, served } = workbench();
+    const grid = await previewFromJobsView(page);
+    await until(page, 'the row count', () => statusText(grid), (text) => text === rowCount(records.length));
+    const out = path.join(served.run.workspace, 'exports', 'web_logs.csv');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+
+    await exportFromGrid(page, grid, out);
+    const done = await notificationWith(page, `rows to ${out}.`);
+    assert.equal(Number((/Exported (.+) rows/.exec(await done.innerText())?.[1] ?? '').replace(/\D/g, '')), records.length, 'the notification counts every row');
+    const [header, ...rows] = parseCsv(fs.readFileSync(out, 'utf8'));
+    assert.equal(rows.length, records.length, 'a header and one line per row');
+    const id = header.indexOf('key.id');
+    const status = header.indexOf('value.http_status');
+    assert.ok(id >= 0 && status >= 0, `the records flattened into columns: ${header.join(', ')}`);
+    assert.deepEqual(rows.map((r) => `${r[id]}|${r[status]}`).sort(), idsAndStatuses(records), 'every row of the result, each once');
+    assert.equal(fs.existsSync(`${out}.partial`), false, 'nothing left beside it');
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-14-exported');
+  });
+
+  it('Export… to a folder that does not exist shows an error naming the chosen file, not the one written first, and leaves no file', async () => {
+    const { page, served } = workbench();
+    await clearNotifications(page);
+    const grid = await previewFromJobsView(page);
+    await until(page, 'the row count', () => statusText(grid), (text) => text === rowCount(records.length));
+    const out = path.join(served.run.workspace, 'no such folder', 'web_logs.csv');
+
+    await exportFromGrid(page, grid, out);
+    const error = await notificationWith(page, /^Export: /);
+    const text = await error.innerText();
+    assert.ok(text.includes(`Cannot write ${out}`), `the error names the chosen file: ${text}`);
+    assert.ok(!text.includes('.partial'), `and not the file written first: ${text}`);
+    assert.equal((await errorToasts(page)).length, 1, 'shown once, as an error');
+    assert.equal(fs.existsSync(path.dirname(out)), false, 'no folder made for it');
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-15-export-failed');
+    await clearNotifications(page);
+  });
+
+  it('Export… cancelled from its notification is not shown as an error, and leaves no file', async () => {
+    const { page, served } = workbench();
+    await clearNotifications(page);
+    const grid = await previewFromJobsView(page);
+    await until(page, 'the row count', () => statusText(grid), (text) => text === rowCount(records.length));
+    // true for every row, but only after the engine has counted billions of numbers: the export of this view runs until cancelled
+    const where = grid.locator('.toolbar .where');
+    await where.fill('(SELECT count(*) FROM range(300000000000) t(x) WHERE x % 7 = 3) > 0');
+    await where.press('Enter');
+    await until(page, 'the filter running', () => statusText(grid), (text) => text.startsWith('Filtering'));
+    const out = path.join(served.run.workspace, 'exports', 'cancelled.csv');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+
+    await exportFromGrid(page, grid, out);
+    const exporting = page.locator('.notifications-toasts .notification-list-item', { hasText: `Exporting ${JOB} to cancelled.csv` }).first();
+    await exporting.waitFor();
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-16-exporting');
+    await exporting.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await exporting.waitFor({ state: 'detached' });
+    await where.press('Escape');
+    await until(page, 'the row count again', () => statusText(grid), (text) => text === rowCount(records.length));
+
+    // an error for the cancelled export would have been sent before this export's notification
+    const after = path.join(served.run.workspace, 'exports', 'after-cancel.csv');
+    await exportFromGrid(page, grid, after);
+    await notificationWith(page, `rows to ${after}.`);
+    assert.deepEqual(await errorToasts(page), [], 'a cancelled export is not an error');
+    assert.equal(fs.existsSync(out), false, 'the cancelled export left no file');
+    assert.equal(fs.existsSync(`${out}.partial`), false, 'nor a part of one');
+    await clearNotifications(page);
   });
 
   it('moves through the grid with the keyboard and copies a cell or a whole row', async () => {
