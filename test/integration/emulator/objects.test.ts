@@ -3,32 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { isGzipMagic } from '../../../src/core/contract';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { ManualClock, api, completedJob, download, tokenFor, urlsFor } from '../../support/emulatorHarness';
-
-/** RFC 4180 rows (quoted fields may hold commas, quotes and line breaks). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field !== '' || row.length) rows.push([...row, field]);
-  return rows;
-}
+import { parseCsv } from '../../support/csvRows';
 
 describe('emulator: result objects', () => {
   let emu: RunningEmulator;

@@ -10,6 +10,8 @@ import * as path from 'node:path';
 import { isDqError } from '../../../src/client/errors';
 import type { JobEntry, QueryParams } from '../../../src/jobs/jobEntry';
 import { jobContextValue } from '../../../src/jobs/jobContextValue';
+import type { JobRunner } from '../../../src/jobs/jobRunner';
+import type { JobsModel } from '../../../src/jobs/jobsModel';
 import { flushMicrotasks } from '../../support/fakeClock';
 import { startRunner, waitFor, waitUntil, type RunnerFixture } from './runnerFixture';
 
@@ -40,6 +42,17 @@ function viewItemMatches(when: string, contextValue: string): boolean {
 
 const users: QueryParams = { connection: 'Sample data', namespace: 'canvas', table: 'users', request: { format: 'csv' } };
 
+/** Six queries at once: the limiter lets five create jobs this minute and holds the sixth. */
+async function sixQueries(runner: JobRunner, model: JobsModel): Promise<{ started: ReturnType<JobRunner['query']>[]; sixth: ReturnType<JobRunner['query']> }> {
+  const tables = ['users', 'courses', 'accounts', 'enrollments', 'assignments', 'users'];
+  const started = tables.map((table, i) => runner.query({ ...users, table, request: { format: i === 5 ? 'jsonl' : 'csv' } }, false));
+  for (const s of started) s.done.catch(() => undefined);
+  await flushMicrotasks(20);
+  const sixth = started[5];
+  assert.equal(model.get(sixth.entry.key)?.state, 'queued', 'the limiter holds the sixth');
+  return { started, sixth };
+}
+
 describe('JobRunner: stopping a query that never reached the service', function () {
   this.timeout(30_000);
   let fx: RunnerFixture | undefined;
@@ -52,12 +65,7 @@ describe('JobRunner: stopping a query that never reached the service', function 
   it('says nothing runs on the service and offers Run Again, not Download', async () => {
     fx = await startRunner();
     const { clock, emu, model, runner } = fx;
-    const tables = ['users', 'courses', 'accounts', 'enrollments', 'assignments', 'users'];
-    const started = tables.map((table, i) => runner.query({ ...users, table, request: { format: i === 5 ? 'jsonl' : 'csv' } }, false));
-    for (const s of started) s.done.catch(() => undefined);
-    await flushMicrotasks(20);
-    const sixth = started[5];
-    assert.equal(model.get(sixth.entry.key)?.state, 'queued', 'the limiter holds the sixth');
+    const { started, sixth } = await sixQueries(runner, model);
 
     runner.cancel(sixth.entry.key);
     await assert.rejects(sixth.done, (e: unknown) => isDqError(e) && e.kind === 'cancelled');
@@ -81,12 +89,7 @@ describe('JobRunner: stopping a query that never reached the service', function 
     // every answer takes 1.5 s of real time, so the sixth request is in flight when it is stopped
     fx = await startRunner({ faults: { slowMs: 1_500 } });
     const { clock, model, runner } = fx;
-    const tables = ['users', 'courses', 'accounts', 'enrollments', 'assignments', 'users'];
-    const started = tables.map((table, i) => runner.query({ ...users, table, request: { format: i === 5 ? 'jsonl' : 'csv' } }, false));
-    for (const s of started) s.done.catch(() => undefined);
-    await flushMicrotasks(20);
-    const sixth = started[5];
-    assert.equal(model.get(sixth.entry.key)?.state, 'queued', 'the limiter holds the sixth');
+    const { started, sixth } = await sixQueries(runner, model);
     await clock.run(Promise.all(started.slice(0, 5).map((s) => waitUntil(model, s.entry.key, (e) => e.jobId !== undefined))));
 
     // the window moves on: the sixth leaves the limiter, and the Jobs view stops saying "queued"

@@ -20,6 +20,7 @@ import { contextMenu, jobRow, pickStep, queryTableFromTree } from '../harness/jo
 import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
 import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
+import { parseCsv } from '../../support/csvRows';
 
 const SAMPLE = 'Sample data';
 const JOB = 'canvas_logs.web_logs';
@@ -90,36 +91,6 @@ async function scrollToStart(grid: FrameLocator): Promise<void> {
 /** Rests the pointer on an empty part of the side bar: no hover in the grid, no click in it. */
 async function restPointer(page: Page): Promise<void> {
   await page.mouse.move(200, 380);
-}
-
-/** The rows of a CSV text (quoted fields may hold commas, quotes and line breaks). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += c;
-  }
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows;
 }
 
 /** Each record as `key.id|value.http_status`, sorted: a result's rows whatever their order. */
