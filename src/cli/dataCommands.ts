@@ -4,7 +4,8 @@ import type { DataQueryClient } from '../client/dataQueryClient';
 import type { DataQueryClientOptions } from '../client/types';
 import { DqError, isDqError } from '../client/errors';
 import { columnsOf, type Column } from '../core/schema';
-import type { JobRecord, SchemaEnvelope } from '../core/contract';
+import type { JobRecord, SchemaEnvelope, ServiceErrorBody } from '../core/contract';
+import { redact } from '../core/logger';
 import { UsageError } from './argParser';
 import type { CommandContext, CommandSpec } from './commandSpec';
 import { EXIT } from './exitCodes';
@@ -23,6 +24,13 @@ export async function withClient<T>(ctx: CommandContext, work: (client: DataQuer
 
 export function printJson(ctx: CommandContext, value: unknown): void {
   ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A job record as dq prints it: the texts of its error redacted (a failed job's message may quote a signed link). */
+export function shownJob(job: JobRecord): JobRecord {
+  if (!job.error) return job;
+  const error = Object.fromEntries(Object.entries(job.error).map(([key, value]) => [key, typeof value === 'string' ? redact(value) : value]));
+  return { ...job, error: error as ServiceErrorBody };
 }
 
 function expectPositionals(ctx: CommandContext, min: number, max: number, usage: string): string[] {
@@ -105,7 +113,7 @@ export const jobCommand: CommandSpec = {
   async run(ctx) {
     const [id] = expectPositionals(ctx, 1, 1, this.usage);
     const jobId = requireId(id, 'jobId');
-    printJson(ctx, await withClient(ctx, (c) => c.getJob(jobId, { signal: ctx.io.interrupt })));
+    printJson(ctx, shownJob(await withClient(ctx, (c) => c.getJob(jobId, { signal: ctx.io.interrupt }))));
     return EXIT.ok;
   },
 };
@@ -131,12 +139,12 @@ export const waitCommand: CommandSpec = {
         }),
       );
       progress.done();
-      printJson(ctx, job);
+      printJson(ctx, shownJob(job));
       return EXIT.ok;
     } catch (err) {
       progress.done();
       // A failed job is still a record worth printing; the error line follows on stderr.
-      if (last?.status === 'failed') printJson(ctx, last);
+      if (last?.status === 'failed') printJson(ctx, shownJob(last));
       // The service never answered with this job: not one that expired, most likely a mistyped id.
       if (last === undefined && isDqError(err) && err.kind === 'jobExpired') throw noSuchJob(jobId, err);
       throw err;

@@ -6,6 +6,7 @@
 import { DqError, isCancelled } from '../client/errors';
 import type { JobRecord } from '../core/contract';
 import { redact } from '../core/logger';
+import { shownJob } from './dataCommands';
 
 /** A failure of a command whose job exists: `failure` is what went wrong, `job` the last record seen. */
 export class JobStageError extends Error {
@@ -52,7 +53,7 @@ export function failureJson(job: JobRecord, failure: unknown): unknown {
   } else {
     error = { kind: 'error', type: null, uuid: null, message: redact(failure instanceof Error ? failure.message : String(failure)) };
   }
-  return { job, files: [], error };
+  return { job: shownJob(job), files: [], error };
 }
 
 /** `text` ended with a full stop, unless it already ends a sentence. */

@@ -12,7 +12,7 @@ import type { OptionSpec } from './argParser';
 import { UsageError } from './argParser';
 import type { CommandContext, CommandSpec } from './commandSpec';
 import { EXIT } from './exitCodes';
-import { printJson, withClient } from './dataCommands';
+import { printJson, shownJob, withClient } from './dataCommands';
 import { progressWanted } from './globalOptions';
 import { parseConcurrency, parseDateTime, parseFormat, parseMode, requireId, requireName } from './inputValidation';
 import { failureJson, JobStageError } from './jobFollowUp';
@@ -78,7 +78,7 @@ export const queryCommand: CommandSpec = {
         known = job;
         if (!download) {
           progress.done();
-          printJson(ctx, ctx.args.options.json ? { job, files: [] } : job);
+          printJson(ctx, ctx.args.options.json ? { job: shownJob(job), files: [] } : shownJob(job));
           return EXIT.ok;
         }
         const dir = outDir(ctx, namespace, table, job);
@@ -199,7 +199,7 @@ async function fetchFiles(
 
 function printFiles(ctx: CommandContext, job: JobRecord, files: DownloadedFile[]): void {
   if (ctx.args.options.json) {
-    printJson(ctx, { job, files: files.map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })) });
+    printJson(ctx, { job: shownJob(job), files: files.map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })) });
     return;
   }
   for (const f of files) ctx.io.stdout.write(`${f.path}\n`);
