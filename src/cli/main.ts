@@ -3,7 +3,7 @@
 import { runCli } from './cli';
 import { EXIT } from './exitCodes';
 import { tuneMemory } from './memoryTuning';
-import { guardOutputStreams, type OutputClosedError } from './outputStreams';
+import { guardOutputStreams, OutputClosedError } from './outputStreams';
 
 function main(): void {
   tuneMemory();
@@ -25,14 +25,16 @@ function main(): void {
     if (!reason.readerGone) process.stderr.write(`dq: io: cannot write the output (${reason.code}); stopped, nothing was left half-written.\n`);
     controller.abort(reason);
   });
-  const exitCode = (code: number, writeFailed: boolean): number => {
-    if (stdoutClosed) return stdoutClosed.readerGone ? EXIT.interrupted : EXIT.io;
-    return writeFailed ? EXIT.interrupted : code;
+  const exitCode = (code: number, writeError: Error | null | undefined): number => {
+    // the last write's own failure may come before the stream's 'error' event
+    const closed = stdoutClosed ?? (writeError ? new OutputClosedError(String((writeError as NodeJS.ErrnoException).code ?? 'EIO')) : undefined);
+    if (closed) return closed.readerGone ? EXIT.interrupted : EXIT.io;
+    return code;
   };
 
   const finish = (code: number): void => {
     // Let stdout drain (it may be a pipe) before leaving; pooled sockets must not keep us alive.
-    process.stdout.write('', (err) => process.exit(exitCode(code, err !== null && err !== undefined)));
+    process.stdout.write('', (err) => process.exit(exitCode(code, err)));
   };
 
   runCli(process.argv.slice(2), {
