@@ -34,11 +34,12 @@ export class ConnectionStore implements vscode.Disposable {
     this.vault = new CredentialVault(secrets, globalState, logger);
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration(`${SECTION}.${KEY}`)) return;
-        void this.prune();
-        this.changed.fire();
+        if (e.affectsConfiguration(`${SECTION}.${KEY}`)) this.changed.fire();
       }),
     );
+    // Secrets of entries gone from the settings go when the extension starts, not on every
+    // edit: a name being retyped, or an entry cut and pasted back, keeps its secret meanwhile
+    // (it is bound to its base URL, so no other service can get it).
     void this.prune();
   }
 
