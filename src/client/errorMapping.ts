@@ -320,7 +320,7 @@ function proxyRefused(err: unknown, status: number, operation: CallName, target:
   const message = `${operationLabel(operation)} could not reach ${target}: ${proxy} refused to open a connection to it (the proxy answered HTTP ${status})`;
   const hint =
     status === 407
-      ? 'The proxy wants credentials: put them in the proxy URL (http://user:password@host:port) or in the proxy settings.'
+      ? 'The proxy wants credentials: put user:password@ before the host in the proxy URL, or set them in the proxy settings.'
       : 'Check the proxy settings, or ask whoever runs the proxy whether it lets connections to this host through.';
   return new DqError('network', message, { operation, hint, details: { proxyStatus: status }, cause: err });
 }

@@ -14,6 +14,7 @@ import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { createDispatcher, resolveProxy } from '../../../src/client/dispatcher';
 import { isCancelled, isDqError, type DqError } from '../../../src/client/errors';
 import type { ProxyOptions } from '../../../src/client/types';
+import { redact } from '../../../src/core/logger';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { LoopbackProxy } from '../../support/loopbackProxy';
 import { LoopbackService } from '../../support/loopbackServer';
@@ -242,7 +243,9 @@ describe('a proxy that refuses the tunnel', function () {
     assert.equal(isCancelled(err), false);
     const port = new URL(refusing?.url ?? '').port;
     assert.match(err.message, new RegExp(`^Sign-in could not reach https://gateway\\.proxy-test\\.invalid/ids/auth/login: the proxy http://\\*\\*\\*@127\\.0\\.0\\.1:${port} refused to open a connection to it \\(the proxy answered HTTP 407\\)`));
-    assert.match(err.hint ?? '', /proxy wants credentials: put them in the proxy URL .* or in the proxy settings/);
+    assert.match(err.hint ?? '', /proxy wants credentials: put user:password@ before the host in the proxy URL, or set them in the proxy settings/);
+    // as the person reads it (the dq line, the log): the advice survives the masking of user info
+    assert.match(redact(err.describe()), /put user:password@ before the host/);
     assert.doesNotMatch(err.describe(), /pw-51f7|alice|cancel/i);
     assert.equal(refusing?.requests, 1, 'a refusal is not tried again');
   });
