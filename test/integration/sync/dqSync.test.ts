@@ -85,6 +85,19 @@ describe('dq sync and dq sync-status', function () {
     assert.match(run.stderr, /dq: 1 of 2 tables did not sync; .*names\.duckdb keeps their last complete sync\./);
   });
 
+  it('says so on stderr when --until is earlier than a table\'s point, and leaves the table as it is', async () => {
+    const first = await dq(['sync', 'catalog', 'products', '--to', 'until.duckdb', '--json']);
+    assert.equal(first.code, 0, first.stderr);
+    const [synced] = (JSON.parse(first.stdout) as { tables: TableSyncReport[] }).tables;
+    const earlier = new Date(Date.parse(synced.point as string) - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const again = await dq(['sync', 'catalog', 'products', '--to', 'until.duckdb', '--until', earlier, '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    const [report] = (JSON.parse(again.stdout) as { tables: TableSyncReport[] }).tables;
+    assert.equal(report.outcome, 'unchanged');
+    assert.equal(report.point, synced.point);
+    assert.match(again.stderr, new RegExp(`dq: warning: catalog\\.products: already synced to ${synced.point}, which is later than the until asked for \\(${earlier}\\).*resnapshot`));
+  });
+
   it('refuses unclear requests before any call, and reads a database that does not exist as empty', async () => {
     const before = emu.requestLog.entries().length;
     for (const [argv, message] of [
