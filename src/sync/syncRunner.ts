@@ -122,7 +122,7 @@ class TableRuns {
     const since = run.kind === 'changes' ? run.state?.point : undefined;
     if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) {
       // a warning: an --until asked for and not applied must not pass unseen
-      this.logger.warn(`${name}: already synced to ${since}, which is later than the until asked for (${until}); left as it is. A fresh snapshot up to that time needs a resnapshot.`);
+      this.logger.warn(`${name}: already synced to ${since}, which is later than the until asked for (${until}); left as it is (a resnapshot starts it again from a fresh snapshot).`);
       return this.report(run, 'unchanged', { upserted: 0, deleted: 0, rows: run.state?.rows, point: since });
     }
     this.progress(run.table, 'querying');
