@@ -225,7 +225,9 @@ describe('dq against the emulator', function () {
   });
 
   it('cancels a download on Ctrl-C mid-transfer with exit 130, leaving the folder as it was', async () => {
-    const big = await startEmulator({ jobDelayMs: 0, limits: false, rows: 4_000, rowsPerObject: 1_000, gzipLevel: 1 });
+    // one object of about 1.4 MiB: the first bytes reach the disk after about 2 s of its paced
+    // transfer, with some 9 s of it still to come when the test interrupts it
+    const big = await startEmulator({ jobDelayMs: 0, limits: false, rows: 20_000, rowsPerObject: 20_000, gzipLevel: 1 });
     try {
       const out = path.join(tmp, 'cancelled');
       const earlier = await runDq(['query', 'canvas_logs', 'web_logs', '--format', 'csv', '--out', out], { env: envFor(big) });
@@ -234,7 +236,7 @@ describe('dq against the emulator', function () {
       const before = await folderContents(out);
 
       // The objects trickle out: once part of one is on disk, the download is under way, not done.
-      big.setObjectBytesPerSecond(32_768);
+      big.setObjectBytesPerSecond(131_072);
       const controller = new AbortController();
       const running = runDq(['query', 'canvas_logs', 'web_logs', '--out', out], { env: envFor(big), signal: controller.signal });
       await partOnDisk(out);
