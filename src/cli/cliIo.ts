@@ -12,6 +12,6 @@ export interface CliIo {
   stderr: OutStream;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** aborted on Ctrl-C (SIGINT); long work stops cleanly and dq exits 130 */
+  /** aborted on Ctrl-C (SIGINT) or SIGTERM; long work stops cleanly and dq exits 130 (143) */
   interrupt: AbortSignal;
 }

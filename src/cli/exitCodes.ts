@@ -12,6 +12,8 @@ export const EXIT = {
   network: 7,
   io: 8,
   interrupted: 130,
+  /** stopped by SIGTERM (a scheduler, `kill`, `timeout`): 128 + 15, as shells report it */
+  terminated: 143,
 } as const;
 
 const BY_KIND: Record<ErrorKind, number> = {

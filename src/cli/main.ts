@@ -9,9 +9,13 @@ function main(): void {
   tuneMemory();
   const controller = new AbortController();
   let interrupts = 0;
+  let terminated = false;
+  // SIGTERM stops work as Ctrl-C does, but ends with 143 so a scheduler can tell the two apart.
+  const interruptedCode = (): number => (terminated ? EXIT.terminated : EXIT.interrupted);
   const onSignal = (signal: NodeJS.Signals): void => {
     interrupts++;
-    if (interrupts > 1) process.exit(EXIT.interrupted);
+    if (signal === 'SIGTERM') terminated = true;
+    if (interrupts > 1) process.exit(interruptedCode());
     controller.abort(new Error(`interrupted by ${signal}`));
   };
   process.on('SIGINT', onSignal);
@@ -29,7 +33,7 @@ function main(): void {
     // the last write's own failure may come before the stream's 'error' event
     const closed = stdoutClosed ?? (writeError ? new OutputClosedError(String((writeError as NodeJS.ErrnoException).code ?? 'EIO')) : undefined);
     if (closed) return closed.readerGone ? EXIT.interrupted : EXIT.io;
-    return code;
+    return code === EXIT.interrupted ? interruptedCode() : code;
   };
 
   const finish = (code: number): void => {

@@ -1,7 +1,9 @@
-// The dq program as a process: the emulator's first JSON line, then Ctrl-C stops it.
+// The dq program as a process: the emulator's first JSON line, then Ctrl-C stops it; a signal
+// stops a waiting command with the exit code a shell or scheduler expects.
 
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -45,4 +47,36 @@ describe('dq as a process', function () {
     assert.match(stderr, /^dq: usage: /);
     assert.equal(stderr.trim().split('\n').length, 1);
   });
+
+  for (const [signal, expected] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`a command waiting on a silent service stops on ${signal} with exit ${expected}`, async () => {
+      // accepts connections and never answers: dq sits in its sign-in request
+      const sockets: net.Socket[] = [];
+      let connected!: () => void;
+      const reached = new Promise<void>((resolve) => (connected = resolve));
+      const silent = net.createServer((socket) => {
+        sockets.push(socket);
+        connected();
+      });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const port = (silent.address() as net.AddressInfo).port;
+      const child = spawn(process.execPath, [MAIN, 'tables', 'canvas'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH, DQ_BASE_URL: `http://127.0.0.1:${port}`, DQ_CLIENT_ID: 'id', DQ_CLIENT_SECRET: 'secret' },
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      try {
+        await reached;
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        child.kill(signal);
+        assert.equal(await exited, expected);
+        assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        for (const socket of sockets) socket.destroy();
+        silent.close();
+      }
+    });
+  }
 });
