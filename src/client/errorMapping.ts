@@ -288,6 +288,12 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
     const tries = facts.retries ? ` after ${facts.retries} retries` : '';
     return make('server', `The gateway timed out${tries}; try again in a few minutes.`);
   }
+  if (status === 501 || status === 505) {
+    return make('server', 'The server at this base URL does not support this request; check that the base URL points at the Data Query Service\'s gateway.');
+  }
+  if (status === 511) {
+    return make('network', 'The network wants you to sign in first (a captive portal or a proxy); sign in to the network, then try again.');
+  }
   if (status >= 500) {
     const tries = facts.retries ? ` It failed again after ${facts.retries} retries.` : '';
     return make('server', `The service had a problem.${tries} Try again later; if it persists, contact support${uuid ? ` quoting uuid ${uuid}` : ''}.`);

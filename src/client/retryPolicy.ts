@@ -96,9 +96,13 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   return Math.max(0, at - now);
 }
 
-/** 429, 502/503/504 and every other 5xx: the same request may succeed later. */
+/** 5xx answers that say the same request will fail again: not implemented, HTTP version not
+ *  supported, network sign-in required (a captive portal). */
+const LASTING_SERVER_STATUSES = new Set([501, 505, 511]);
+
+/** 429, 502/503/504 and every other 5xx but the lasting ones: the same request may succeed later. */
 export function isRetryableStatus(status: number): boolean {
-  return status === 429 || (status >= 500 && status <= 599);
+  return status === 429 || (status >= 500 && status <= 599 && !LASTING_SERVER_STATUSES.has(status));
 }
 
 const TRANSIENT_CODES = new Set([

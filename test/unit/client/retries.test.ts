@@ -43,6 +43,24 @@ describe('retries', () => {
     assert.equal(gateway.seen('GET', SCHEMA).length, 3);
   });
 
+  it('answers 501, 505 and 511 at once, for sign-in and data calls alike: trying again cannot help', async () => {
+    for (const status of [501, 505, 511]) {
+      const { gateway, client, clock } = makeFixture();
+      gateway.onLogin(() => clock.now()).on('GET', SCHEMA, () => ({ status, body: '' }));
+      const err = await clock.run(client.getSchema('canvas', 'accounts')).catch((e: unknown) => e);
+      assert.ok(isDqError(err) && err.status === status, String(err));
+      assert.equal(gateway.seen('GET', SCHEMA).length, 1, `${status} is not retried`);
+      assert.doesNotMatch(err.describe(), /try again later/i, 'no advice to wait for it');
+      assert.match(err.describe(), status === 511 ? /sign in to the network/ : /base URL points at the Data Query Service/);
+
+      const signIn = makeFixture();
+      signIn.gateway.on('POST', '/ids/auth/login', () => ({ status, body: '' }));
+      const refused = await signIn.clock.run(signIn.client.getSchema('canvas', 'accounts')).catch((e: unknown) => e);
+      assert.ok(isDqError(refused) && refused.status === status, String(refused));
+      assert.equal(signIn.gateway.logins(), 1, `sign-in ${status} is not retried`);
+    }
+  });
+
   it('retries a dropped connection on an idempotent call', async () => {
     const { gateway, client, clock, logger } = makeFixture();
     gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? 'drop' : schemaOk));
