@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { DqError, isCancelled, isDqError } from '../../client/errors';
 import { systemClock, type Clock } from '../../core/clock';
 import type { Logger } from '../../core/logger';
+import type { SchemaEnvelope } from '../../core/contract';
 import type { Cached } from '../../core/schemaCache';
 import { childrenOf, columnsOf, type Column } from '../../core/schema';
 import type { Connection } from '../connections/connectionConfig';
@@ -38,6 +39,8 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   private readonly parents = new Map<string, ExplorerNode>();
   /** reads of stale copies under way, by the id of the node they redraw */
   private readonly rereads = new Map<string, Promise<void>>();
+  /** first reads of tables' schemas under way, by table node id; a refresh over one stops it */
+  private readonly schemaReads = new Map<string, { stop: AbortController; read: Promise<Cached<SchemaEnvelope>> }>();
   private readonly marksSubscription?: { dispose(): void };
 
   constructor(
@@ -65,6 +68,7 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
    */
   async refresh(node?: ExplorerNode): Promise<void> {
     if (!node || node.kind === 'error' || node.kind === 'empty' || node.kind === 'waiting') {
+      this.stopSchemaReads();
       this.tables.clear();
       await Promise.all(this.store.read().connections.map((c) => this.schemas.cache.forget(this.schemas.keyOf(c))));
       this.nodes.clear();
@@ -75,6 +79,8 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     const cache = this.schemas.cache;
     const name = node.connection.name;
     const key = this.schemas.keyOf(node.connection);
+    // a read still under way (a silent service holds it for minutes) starts over
+    this.stopSchemaReads(node.kind === 'column' ? tableId(node.connection.name, node.namespace, node.table) : node.id);
     if (node.kind === 'connection') {
       this.tables.clear(name);
       await cache.forget(key);
@@ -93,7 +99,10 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
    * connection pointed elsewhere finds none of the old ones.
    */
   connectionsChanged(touched: string[]): void {
-    for (const name of touched) this.tables.clear(name);
+    for (const name of touched) {
+      this.tables.clear(name);
+      this.stopSchemaReads(connectionId(name));
+    }
     this.changed.fire(undefined);
   }
 
@@ -186,6 +195,7 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   dispose(): void {
     this.marksSubscription?.dispose();
     this.tables.clear();
+    this.stopSchemaReads();
     this.changed.dispose();
   }
 
@@ -283,8 +293,9 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
       this.readAgainIfStale(parent, false);
     } else {
       try {
-        held = await this.schemas.schema(connection, namespace, table);
+        held = await this.readSchema(parent);
       } catch (err) {
+        // stopped by a refresh or a settings change, which also redraws this node
         if (isCancelled(err)) return [];
         return [this.errorNode(`${parent.id}/error`, connection, parent, err)];
       }
@@ -374,6 +385,30 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
       )
       .finally(() => this.rereads.delete(node.id));
     this.rereads.set(node.id, done);
+  }
+
+  /** A table's schema for its columns: one read at a time per table, which a refresh can stop. */
+  private readSchema(node: TableNode): Promise<Cached<SchemaEnvelope>> {
+    const under = this.schemaReads.get(node.id);
+    if (under) return under.read;
+    const stop = new AbortController();
+    const entry = {
+      stop,
+      read: this.schemas.schema(node.connection, node.namespace, node.table, { signal: stop.signal }).finally(() => {
+        if (this.schemaReads.get(node.id) === entry) this.schemaReads.delete(node.id);
+      }),
+    };
+    this.schemaReads.set(node.id, entry);
+    return entry.read;
+  }
+
+  /** Stops the schema reads under the node with this id (all of them without one). */
+  private stopSchemaReads(id?: string): void {
+    for (const [tableNodeId, entry] of this.schemaReads) {
+      if (id !== undefined && tableNodeId !== id && !tableNodeId.startsWith(`${id}/`)) continue;
+      this.schemaReads.delete(tableNodeId);
+      entry.stop.abort();
+    }
   }
 
   /** A failure after the listing or its session was stopped is that stop, not a fault of the service. */

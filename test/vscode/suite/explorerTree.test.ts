@@ -1,8 +1,11 @@
 // The explorer tree against real services: the sample connection runs the emulator inside
 // the extension host; another emulator started here stands for a remote service. Errors that
-// only a change of settings can mend offer the settings, not a retry.
+// only a change of settings can mend offer the settings, not a retry; Refresh on a table whose
+// schema the service holds back starts the read over.
 
 import * as assert from 'node:assert/strict';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import { tablesOf } from '../../support/emulatorTables';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
@@ -87,5 +90,55 @@ describe('Explorer tree', () => {
     assert.match(String(item.label), /^Refusing plain http to 10\.11\.12\.13:8080: .*\. Use https:\/\/ in the connection's baseUrl, or set "allowInsecureHttp": true in its settings/);
     assert.equal(item.command?.title, 'Open Settings');
     assert.equal(item.command?.command, 'workbench.action.openSettingsJson');
+  });
+
+  it('Refresh on a table whose schema read the service holds back stops that read and reads again', async () => {
+    // in front of the emulator: the first schema request gets no answer at all
+    let holding: http.ServerResponse | undefined;
+    let heldSent!: () => void;
+    const sent = new Promise<void>((resolve) => (heldSent = resolve));
+    let heldGivenUp!: () => void;
+    const givenUp = new Promise<void>((resolve) => (heldGivenUp = resolve));
+    const front = http.createServer((req, res) => {
+      if (!holding && /\/schema(\?|$)/.test(req.url ?? '')) {
+        holding = res;
+        res.on('close', heldGivenUp);
+        heldSent();
+        return;
+      }
+      const upstream = http.request(new URL(req.url ?? '/', reference.baseUrl), { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const { api } = await activateExtension();
+      await setConnections([]);
+      await vscode.commands.executeCommand('dataQuery.addConnection', {
+        name: 'Held',
+        baseUrl: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
+        dataPrefix: reference.dataPrefix,
+        clientId: reference.clientId,
+        clientSecret: reference.clientSecret,
+        namespaces: ['canvas'],
+      });
+      const [connection] = await api.explorer.getChildren();
+      const [canvas] = await api.explorer.getChildren(connection);
+      const [table] = await api.explorer.getChildren(canvas);
+      assert.equal(table.kind, 'table');
+
+      const spinning = api.explorer.getChildren(table);
+      await sent;
+      await api.explorer.refresh(table);
+      await givenUp; // the held request is abandoned, not left to run out its minute
+      assert.deepEqual(await spinning, [], 'the stopped drawing shows nothing; the redraw shows the columns');
+      const columns = await api.explorer.getChildren(table);
+      assert.ok(columns.length > 0 && columns.every((c) => c.kind === 'column'), labels(api, columns).join(', '));
+    } finally {
+      holding?.destroy();
+      front.close();
+    }
   });
 });
