@@ -170,7 +170,7 @@ export class DataQueryClient {
   /** Polls (shared poller, background priority) until the job completes. */
   waitForJob(jobId: string, opts: WaitOptions = {}): Promise<JobRecord> {
     this.ready();
-    return this.poller.watch(jobId, { signal: opts.signal, onUpdate: opts.onUpdate });
+    return this.poller.watch(jobId, { signal: opts.signal, onUpdate: opts.onUpdate, onTrouble: opts.onStatusTrouble });
   }
 
   /** createJob, the near-expiry rule for reused jobs, then waitForJob. */
@@ -193,7 +193,7 @@ export class DataQueryClient {
     }
     opts.onUpdate?.(job);
     if (job.status === 'complete') return job;
-    return this.poller.watch(job.id, { signal: opts.signal, onUpdate: opts.onUpdate, firstPollInMs: 1_000, known: job });
+    return this.poller.watch(job.id, { signal: opts.signal, onUpdate: opts.onUpdate, onTrouble: opts.onStatusTrouble, firstPollInMs: 1_000, known: job });
   }
 
   /** Downloads a complete job's objects into opts.dir. */

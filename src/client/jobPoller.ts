@@ -4,6 +4,9 @@
 // 1 s up to 5 minutes). A job is then never noticed much later than a quarter of its run
 // time after it ends, and the number of polls grows with the log of that time, not with the
 // time itself. Waiters get status updates and settle when the job completes, fails or expires.
+// A status check that fails for a passing reason (a gateway outage, the network, a rate limit)
+// does not end the wait: the job goes on at the service, so the poller keeps checking every
+// 30 s or more and tells the waiters, until a check works again or they stop waiting.
 
 import type { Clock } from '../core/clock';
 import type { JobRecord } from '../core/contract';
@@ -16,13 +19,12 @@ export const POLL_MAX_MS = 300_000;
 const POLL_SHARE_OF_AGE = 0.25;
 /** the wait after a poll that failed (the transport has retried already) */
 const POLL_FAILED_MS = 30_000;
-/** consecutive transient failures (after the transport's own retries) before giving up */
-const MAX_POLL_FAILURES = 3;
 
 export type FetchJob = (jobId: string) => Promise<JobRecord>;
 
 interface Listener {
   onUpdate?: (job: JobRecord) => void;
+  onTrouble?: (trouble: DqError | undefined) => void;
   resolve: (job: JobRecord) => void;
   reject: (err: unknown) => void;
   cleanup: () => void;
@@ -35,7 +37,8 @@ interface Watched {
   since: number;
   dueAt: number;
   lastStatus?: string;
-  failures: number;
+  /** the passing failure of the last status check, until one works again */
+  trouble?: DqError;
   polling: boolean;
 }
 
@@ -54,6 +57,11 @@ export interface WatchOptions {
   firstPollInMs?: number;
   /** the record the caller already holds, so its status counts as known */
   known?: JobRecord;
+  /**
+   * A status check failed for a passing reason (the wait goes on), or, with undefined, a check
+   * worked again after such failures.
+   */
+  onTrouble?: (trouble: DqError | undefined) => void;
 }
 
 export class JobPoller {
@@ -91,7 +99,6 @@ export class JobPoller {
           since: now,
           dueAt: now + (options.firstPollInMs ?? 0),
           lastStatus: options.known?.status,
-          failures: 0,
           polling: false,
         };
         this.jobs.set(jobId, watched);
@@ -101,6 +108,7 @@ export class JobPoller {
       const entry = watched;
       const listener: Listener = {
         onUpdate: options.onUpdate,
+        onTrouble: options.onTrouble,
         resolve,
         reject,
         cleanup: () => signal?.removeEventListener('abort', onAbort),
@@ -113,6 +121,7 @@ export class JobPoller {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       entry.listeners.add(listener);
+      if (entry.trouble) safeCall(listener.onTrouble, entry.trouble);
       this.start();
     });
   }
@@ -172,7 +181,11 @@ export class JobPoller {
     if (this.jobs.get(w.jobId) !== w) return; // no one is waiting any more
     const now = this.options.clock.now();
     if (job) {
-      w.failures = 0;
+      if (w.trouble) {
+        w.trouble = undefined;
+        this.logger.info(`job ${w.jobId}: status checks work again`);
+        for (const l of w.listeners) safeCall(l.onTrouble, undefined);
+      }
       const changed = job.status !== w.lastStatus;
       w.lastStatus = job.status;
       if (job.status === 'complete') {
@@ -198,9 +211,12 @@ export class JobPoller {
             hint: 'Jobs and their files are deleted about 24 hours after they start; run the query again.',
           }),
         );
-      } else if (isDqError(err) && ['rateLimited', 'server', 'network'].includes(err.kind) && ++w.failures < MAX_POLL_FAILURES) {
-        this.logger.warn(`job ${w.jobId}: status check failed (${err.kind}), trying again later`);
-        w.dueAt = now + Math.max(POLL_FAILED_MS, this.delayFor(w, now));
+      } else if (isDqError(err) && ['rateLimited', 'server', 'network'].includes(err.kind)) {
+        const delay = Math.max(POLL_FAILED_MS, this.delayFor(w, now));
+        this.logger.warn(`job ${w.jobId}: status check failed (${err.describe()}); the job goes on at the service, checking again in ${Math.round(delay / 1000)} s`);
+        w.trouble = err;
+        for (const l of w.listeners) safeCall(l.onTrouble, err);
+        w.dueAt = now + delay;
       } else {
         this.settle(w, undefined, err);
       }
@@ -243,9 +259,9 @@ function cancelled(jobId: string): DqError {
   return new DqError('cancelled', `Stopped waiting for job ${jobId}`, { operation: 'getJob' });
 }
 
-function safeCall(fn: ((job: JobRecord) => void) | undefined, job: JobRecord): void {
+function safeCall<T>(fn: ((value: T) => void) | undefined, value: T): void {
   try {
-    fn?.(job);
+    fn?.(value);
   } catch {
     /* a listener's failure must not stop polling */
   }

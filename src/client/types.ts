@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { JobRecord, Operation } from '../core/contract';
+import type { DqError } from './errors';
 
 export interface Credentials {
   clientId: string;
@@ -90,6 +91,11 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** called on every status change and on the final record */
   onUpdate?: (job: JobRecord) => void;
+  /**
+   * A status check failed for a passing reason (outage, network, rate limit) and the wait goes
+   * on; undefined once a check works again.
+   */
+  onStatusTrouble?: (trouble: DqError | undefined) => void;
 }
 
 export interface DownloadProgress {

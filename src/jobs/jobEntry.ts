@@ -80,6 +80,8 @@ export interface JobEntry extends QueryParams {
   queue?: QueueWait;
   /** transient: progress of a running download */
   progress?: DownloadState;
+  /** transient: why the last status checks failed, while the runner keeps checking */
+  statusTrouble?: JobFailure;
 }
 
 export function isActive(entry: JobEntry): boolean {

@@ -240,6 +240,7 @@ export class JobRunner {
       onQueued: (notice) => this.queued(entry, notice),
       onSending: (operation) => this.sending(entry, run, operation),
       onUpdate: (job) => this.record(entry, job, run),
+      onStatusTrouble: (trouble) => this.deps.model.update(entry.key, { statusTrouble: trouble && failureOf(trouble) }),
     };
     for (let attempt = 0; ; attempt++) {
       const client = await this.deps.clientFor(entry.connection);
@@ -385,7 +386,7 @@ export class JobRunner {
     } else {
       patch = { state: downloading ? 'complete' : 'failed', failure };
     }
-    this.deps.model.update(key, { ...patch, queue: undefined, progress: undefined });
+    this.deps.model.update(key, { ...patch, queue: undefined, progress: undefined, statusTrouble: undefined });
     const what = downloading ? 'download' : 'query';
     this.deps.logger.warn(`${tableName(entry)} on "${entry.connection}": the ${what} ended (${patch.state}): ${isDqError(err) ? err.describe() : failure.message}`);
   }

@@ -1,6 +1,7 @@
 // Persists the job list in a key-value storage: VS Code's workspaceState in the extension,
 // a Map in tests. Entries that do not look like jobs (an older or damaged state) are
-// dropped on load; transient fields (limiter waits, download progress) are never saved.
+// dropped on load; transient fields (limiter waits, download progress, failing status checks)
+// are never saved.
 
 import { ACTIVE_STATES, type JobEntry, type JobState } from './jobEntry';
 
@@ -24,7 +25,7 @@ export class JobStore {
   save(entries: readonly JobEntry[]): PromiseLike<void> {
     return this.storage.update(
       JOBS_KEY,
-      entries.map(({ queue: _queue, progress: _progress, ...kept }) => kept),
+      entries.map(({ queue: _queue, progress: _progress, statusTrouble: _trouble, ...kept }) => kept),
     );
   }
 }

@@ -13,7 +13,7 @@ import type { JobStore } from './jobStore';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Patches that touch only these fields are not worth a write to storage. */
-const TRANSIENT: readonly (keyof JobEntry)[] = ['queue', 'progress'];
+const TRANSIENT: readonly (keyof JobEntry)[] = ['queue', 'progress', 'statusTrouble'];
 
 export type JobPatch = Partial<Omit<JobEntry, 'key' | 'connection' | 'namespace' | 'table' | 'request' | 'createdAt'>>;
 

@@ -46,6 +46,7 @@ export function stateText(entry: JobEntry, now: number): string {
   if (entry.queue && entry.queue.until > now && isActive(entry)) {
     return entry.state === 'queued' ? queueText(entry.queue, now) : `${entry.state}, ${queueText(entry.queue, now)}`;
   }
+  if (entry.statusTrouble && isActive(entry)) return `${entry.state}, status checks failing, still trying`;
   switch (entry.state) {
     case 'downloading': {
       const p = entry.progress;
@@ -89,6 +90,9 @@ export function jobTooltip(entry: JobEntry, now: number): string {
   const point = dataPoint(entry);
   if (point) lines.push('', `Data as of ${formatPoint(point)}`);
   if (entry.expiresAt) lines.push('', `Results kept until ${formatPoint(entry.expiresAt)}`);
+  if (entry.statusTrouble && isActive(entry)) {
+    lines.push('', `The last status check failed: ${escapeMarkdown(failureText(entry.statusTrouble))} The job goes on at the service; checking again.`);
+  }
   const f = entry.failure;
   if (f) {
     const facts = [f.type, f.status === undefined ? undefined : `HTTP ${f.status}`].filter(Boolean).join(', ');

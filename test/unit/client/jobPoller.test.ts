@@ -137,6 +137,23 @@ describe('JobPoller', () => {
     assert.match(err.hint ?? '', /run the query again/);
   });
 
+  it('rides out a 10-minute outage of the status checks: the job completes afterwards, the waiter hears of the trouble and its end', async () => {
+    const { gateway, client, clock } = makeFixture();
+    const t0 = clock.now();
+    const outage = { from: t0 + 10_000, to: t0 + 610_000 };
+    gateway.onLogin(() => clock.now()).on('GET', '/dap/job/long', () => {
+      const now = clock.now();
+      if (now >= outage.from && now < outage.to) return { status: 503, body: { error: { type: 'ServiceUnavailable', message: 'down for maintenance' } } };
+      return now - t0 >= 900_000 ? { status: 200, body: { id: 'long', status: 'complete', objects: [{ id: 'o1' }] } } : { status: 200, body: { id: 'long', status: 'running' } };
+    });
+    const troubles: (string | undefined)[] = [];
+    const job = await clock.run(client.waitForJob('long', { onStatusTrouble: (e) => troubles.push(e?.kind) }), 10_000);
+    assert.equal(job.status, 'complete', 'the wait did not end with the outage');
+    assert.ok(clock.now() - t0 >= 900_000);
+    assert.ok(troubles.length >= 2 && troubles.slice(0, -1).every((k) => k === 'server'), `told of each failed check: ${troubles.join(', ')}`);
+    assert.equal(troubles.at(-1), undefined, 'and told when checks work again');
+  });
+
   it('polls at background priority and never beyond the get-job budget', async () => {
     const { gateway, client, clock } = makeFixture({ rateLimits: { getJob: 3 } });
     const polls: number[] = [];
