@@ -4,8 +4,12 @@
 // that fails at once as an auth error while the service has accepted none of this client's
 // tokens yet: the credentials sign in but are not accepted, and retrying would only spend
 // rate budget. Once tokens have been accepted, such a 401 is retried like a 5xx. 429 closes
-// the operation's pause gate for the retry policy's wait; 5xx and dropped connections are
-// retried after the policy's wait. Failures come out as DqErrors; nothing secret is logged.
+// the operation's pause gate for the wait the service asked for (or the growing default),
+// even when that is too long to wait out: this call then fails at once, and so do the
+// operation's later calls until little enough of the pause is left. 5xx and dropped
+// connections are retried after the policy's wait. A call whose sign-in fails or is
+// cancelled gives its rate slot back: it never reached the service. Failures come out as
+// DqErrors; nothing secret is logged.
 
 import type { Dispatcher } from 'undici';
 import { exchange, type Exchange } from './httpExchange';
@@ -16,7 +20,7 @@ import { isRecord } from '../core/isRecord';
 import { errorFromNetwork, errorFromResponse, type RequestedRange } from './errorMapping';
 import type { OperationLimiter } from './operationLimiter';
 import { parseJson } from './responseParsers';
-import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, waitOrCancel, type RetryPolicy } from './retryPolicy';
+import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, serverWaitMs, waitOrCancel, waitTooLongError, type RetryPolicy } from './retryPolicy';
 import type { TokenClient } from './tokenClient';
 import type { CallOptions, Priority, QueueReason } from './types';
 
@@ -68,8 +72,14 @@ export class ApiTransport {
     for (;;) {
       if (signal?.aborted) throw cancelledError(operation);
       const slot = await options.limiter.acquire(operation, { priority: req.priority, signal, onQueued });
-      const token = await options.tokens.getToken(signal);
-      req.onSending?.(operation);
+      let token: string;
+      try {
+        token = await options.tokens.getToken(signal);
+        req.onSending?.(operation);
+      } catch (err) {
+        slot.release(); // nothing was sent: the service counted nothing
+        throw err;
+      }
       const started = options.clock.now();
       let answer: Exchange;
       try {
@@ -128,7 +138,7 @@ export class ApiTransport {
         throw error;
       }
       if (!(isRetryableStatus(status) || status === 401) || error.kind === 'account') throw error;
-      const delay = retryDelayMs(options.retry, {
+      const wait = {
         retry: retries,
         status,
         retryAfter,
@@ -136,8 +146,11 @@ export class ApiTransport {
         now: options.clock.now(),
         operation,
         answer: error,
-      });
-      if (status === 429) options.limiter.pause(operation, delay); // holds back every caller of the operation
+      };
+      const delay = serverWaitMs(options.retry, wait);
+      // holds back every caller of the operation, for as long as the service said
+      if (status === 429) options.limiter.pause(operation, delay);
+      if (delay > options.retry.maxWaitMs) throw waitTooLongError(options.retry.maxWaitMs, { ...wait, waitMs: delay });
       if (retries >= options.retry.maxRetries) throw error;
       retries++;
       if (status === 429) {

@@ -5,14 +5,17 @@
 // than the client's start (a token to fetch, the way there): so a call's start moves to when
 // its answer came back, and the client's window never opens before the server's. User calls
 // go before background polling; a 429 closes a per-operation pause gate until its
-// Retry-After has passed (never longer than the longest wait allowed). The sign-in has a
-// pause gate of its own and no window. The server stays the authority.
+// Retry-After has passed, however long that is. A call that would wait longer than the
+// longest wait allowed for the gate to open fails at once as rateLimited, naming when to try
+// again, and is never sent. A start granted to a call that then never left (its sign-in
+// failed or was cancelled) is given back. The sign-in has a pause gate of its own and no
+// window. The server stays the authority.
 
 import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
 import { nullLogger, type Logger } from '../core/logger';
 import { DqError } from './errors';
-import { DEFAULT_MAX_WAIT_MS } from './retryPolicy';
+import { DEFAULT_MAX_WAIT_MS, waitTooLongError } from './retryPolicy';
 import type { BudgetSnapshot, Priority, QueueReason } from './types';
 
 /** What the limiter holds back: a rate-limited operation, or the sign-in (pause gate only). */
@@ -35,6 +38,11 @@ interface Start {
 export interface RateSlot {
   /** The call's answer (or failure) is here: its start now counts from this moment. */
   answered(): void;
+  /**
+   * The call never left (its sign-in failed or it was cancelled before sending): its start
+   * does not count, and the next caller may have it. Does nothing after answered().
+   */
+  release(): void;
 }
 
 interface OperationState {
@@ -51,7 +59,10 @@ interface OperationState {
 export interface OperationLimiterOptions {
   limits: Readonly<Record<Operation, number>>;
   windowMs: number;
-  /** the longest pause a 429 may set (default DEFAULT_MAX_WAIT_MS) */
+  /**
+   * The longest a call waits for a 429's pause to end (default DEFAULT_MAX_WAIT_MS); while
+   * more of the pause is left, calls fail at once as rateLimited without being sent.
+   */
   maxPauseMs?: number;
   clock: Clock;
   logger?: Logger;
@@ -95,6 +106,8 @@ export class OperationLimiter {
     const state = this.state(operation);
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(cancelled(operation));
+    const refusal = this.pauseTooLong(operation, state);
+    if (refusal) return Promise.reject(refusal);
     const priority = options.priority ?? 'user';
     this.prune(state);
     const canGoNow =
@@ -123,18 +136,27 @@ export class OperationLimiter {
   }
 
   /**
-   * Closes `operation`'s gate for `ms` (a 429's Retry-After or the default), at most the
-   * longest pause allowed; never shortens a pause.
+   * Closes `operation`'s gate for `ms` (a 429's Retry-After or the default, however long);
+   * never shortens a pause. When more than the longest wait is left, the calls queued for the
+   * operation fail at once as rateLimited, as do calls made before less is left.
    */
   pause(operation: Gate, ms: number): void {
     const state = this.state(operation);
-    const pauseMs = Math.min(Math.max(0, ms), this.maxPauseMs);
+    const pauseMs = Math.max(0, ms);
     const until = this.clock.now() + pauseMs;
-    if (until > state.pausedUntil) {
-      state.pausedUntil = until;
-      this.logger.warn(`rate limited: pausing ${operation} for ${Math.ceil(pauseMs / 1000)} s`);
-      state.wake?.abort();
+    if (until <= state.pausedUntil) return;
+    state.pausedUntil = until;
+    this.logger.warn(`rate limited: pausing ${operation} for ${Math.ceil(pauseMs / 1000)} s`);
+    const refusal = this.pauseTooLong(operation, state);
+    if (refusal) {
+      const queued = state.queue.splice(0);
+      if (queued.length > 0) this.logger.warn(`${label(operation)}: ${queued.length} waiting call(s) not sent: ${refusal.message}`);
+      for (const waiter of queued) {
+        waiter.cleanup();
+        waiter.reject(refusal);
+      }
     }
+    state.wake?.abort();
   }
 
   /** Remaining budget per operation, for status displays. */
@@ -155,6 +177,14 @@ export class OperationLimiter {
     });
   }
 
+  /** The refusal for a call made now, when the pause has longer left than a call may wait. */
+  private pauseTooLong(operation: Gate, state: OperationState): DqError | undefined {
+    const now = this.clock.now();
+    const left = state.pausedUntil - now;
+    if (left <= this.maxPauseMs) return undefined;
+    return waitTooLongError(this.maxPauseMs, { operation: label(operation), waitMs: left, now, notSent: true });
+  }
+
   private state(operation: Gate): OperationState {
     const state = this.states.get(operation);
     if (!state) throw new DqError('usage', `Unknown operation ${operation}`);
@@ -166,16 +196,31 @@ export class OperationLimiter {
     while (state.starts.length > 0 && state.starts[0].at <= cutoff) state.starts.shift();
   }
 
-  /** Counts a start now; its answer moves it to the end of the log (the newest time). */
+  /**
+   * Counts a start now; its answer moves it to the end of the log (the newest time), and a
+   * release takes it out (the call never left), letting a queued caller go.
+   */
   private take(state: OperationState): RateSlot {
     const start: Start = { at: this.clock.now() };
     state.starts.push(start);
+    let settled = false;
+    const remove = (): void => {
+      const i = state.starts.indexOf(start);
+      if (i >= 0) state.starts.splice(i, 1);
+    };
     return {
       answered: () => {
-        const i = state.starts.indexOf(start);
-        if (i >= 0) state.starts.splice(i, 1);
+        if (settled) return;
+        settled = true;
+        remove();
         start.at = this.clock.now();
         state.starts.push(start);
+      },
+      release: () => {
+        if (settled) return;
+        settled = true;
+        remove();
+        state.wake?.abort(); // a queued caller may start now
       },
     };
   }
@@ -242,6 +287,11 @@ export class OperationLimiter {
       state.wake = undefined;
     }
   }
+}
+
+/** How errors and the log name a gate. */
+function label(operation: Gate): string {
+  return operation === 'login' ? 'sign-in' : operation;
 }
 
 function cancelled(operation: Gate): DqError {

@@ -12,7 +12,8 @@ export interface RetryPolicy {
   maxMs: number;
   /**
    * The longest wait a server may ask for with Retry-After (or a 429 without it may cost).
-   * A longer one fails at once as kind `rateLimited`, naming the time the server gave.
+   * A longer one fails at once as kind `rateLimited`, naming the time the server gave; a
+   * 429's pause still holds back the operation's later calls until then.
    */
   maxWaitMs: number;
   /** uniform in [0, 1) */
@@ -28,7 +29,7 @@ export interface RetryWaitInput {
   status?: number;
   /** the answer's Retry-After header */
   retryAfter?: string | string[];
-  /** the wait for a 429 that named none (contract: a conservative default, 30 s) */
+  /** the least wait for a 429 that named none (contract: a conservative default, 30 s, then back off) */
   default429Ms?: number;
   now: number;
   /** e.g. `listTables`, `sign-in`, `object 2/5`: named in the error */
@@ -39,28 +40,76 @@ export interface RetryWaitInput {
 
 /**
  * The one answer to "how long before the next try": the server's Retry-After when it named
- * one, the 429 default when a 429 named none (never less than the backoff), else full-jitter
- * backoff. A wait above `policy.maxWaitMs` throws a `rateLimited` DqError at once.
+ * one, the growing 429 wait when a 429 named none, else full-jitter backoff. A wait above
+ * `policy.maxWaitMs` throws a `rateLimited` DqError at once.
  */
 export function retryDelayMs(policy: RetryPolicy, input: RetryWaitInput): number {
+  const wait = serverWaitMs(policy, input);
+  if (wait > policy.maxWaitMs) throw waitTooLongError(policy.maxWaitMs, { ...input, waitMs: wait });
+  return wait;
+}
+
+/**
+ * The wait an answer asks for, before the longest-wait check: the server's Retry-After when
+ * it named one; for a 429 that named none, the default doubled for every retry made, with
+ * jitter between half and all of that (capped by `maxWaitMs`) and never less than the default,
+ * so clients that share credentials spread their retries; else full-jitter backoff.
+ */
+export function serverWaitMs(policy: RetryPolicy, input: RetryWaitInput): number {
   const backoff = backoffDelayMs(input.retry, policy);
   const named = parseRetryAfter(input.retryAfter, input.now);
-  let wait = backoff;
-  if (named !== undefined) wait = named;
-  else if (input.status === 429) wait = Math.max(input.default429Ms ?? 30_000, backoff);
-  if (wait > policy.maxWaitMs) {
-    const seconds = Math.ceil(wait / 1000);
-    const until = isoUtc(Math.ceil((input.now + wait) / 1000) * 1000);
-    throw new DqError('rateLimited', `The service asked ${input.operation} to wait ${seconds} s (until ${until}), longer than the ${Math.ceil(policy.maxWaitMs / 1000)} s this client waits`, {
-      status: input.status,
-      type: input.answer?.type,
-      uuid: input.answer?.uuid,
-      operation: input.operation,
-      details: { retryAfterMs: wait, retryAt: until },
-      hint: `Try again after ${until}; calls made before then are likely to be refused again.`,
-    });
-  }
-  return wait;
+  if (named !== undefined) return named;
+  if (input.status === 429) return Math.max(unnamed429WaitMs(input.retry, input.default429Ms ?? DEFAULT_429_WAIT_MS, policy), backoff);
+  return backoff;
+}
+
+/** The contract's conservative wait for a 429 without Retry-After. */
+export const DEFAULT_429_WAIT_MS = 30_000;
+
+/**
+ * A 429 without Retry-After, `retry` counting from 0: uniform in [c / 2, c] with
+ * c = min(maxWaitMs, default * 2^(retry + 1)), and never below the default. The first retry
+ * waits 1 to 2 times the default, the next 2 to 4 times, until the longest wait caps it.
+ */
+export function unnamed429WaitMs(retry: number, defaultMs: number, policy: Pick<RetryPolicy, 'maxWaitMs' | 'random'>): number {
+  const ceiling = Math.min(policy.maxWaitMs, defaultMs * 2 ** Math.min(retry + 1, 30));
+  const r = Math.min(Math.max(policy.random(), 0), 1);
+  return Math.max(defaultMs, Math.floor((ceiling / 2) * (1 + r)));
+}
+
+export interface WaitTooLong {
+  /** e.g. `listTables`, `sign-in` */
+  operation: string;
+  /** how long the service asked to wait, from `now` */
+  waitMs: number;
+  now: number;
+  /** the answer's status, when this call got the answer */
+  status?: number;
+  /** the answer that asked for the wait, when this call got it */
+  answer?: DqError;
+  /** true when the call was refused here, without being sent, because of an earlier answer */
+  notSent?: boolean;
+}
+
+/**
+ * The `rateLimited` error for a wait beyond the longest this client waits: what the service
+ * asked for, until when, and that calls before then are likely refused again.
+ */
+export function waitTooLongError(maxWaitMs: number, facts: WaitTooLong): DqError {
+  const seconds = Math.ceil(facts.waitMs / 1000);
+  const until = isoUtc(Math.ceil((facts.now + facts.waitMs) / 1000) * 1000);
+  const longest = `longer than the ${Math.ceil(maxWaitMs / 1000)} s this client waits`;
+  const message = facts.notSent
+    ? `The service asked ${facts.operation} to wait until ${until} (${seconds} s from now), ${longest}; this call was not sent`
+    : `The service asked ${facts.operation} to wait ${seconds} s (until ${until}), ${longest}`;
+  return new DqError('rateLimited', message, {
+    status: facts.status,
+    type: facts.answer?.type,
+    uuid: facts.answer?.uuid,
+    operation: facts.operation,
+    details: { retryAfterMs: facts.waitMs, retryAt: until, ...(facts.notSent ? { notSent: true } : {}) },
+    hint: `Try again after ${until}; calls made before then are likely to be refused again.`,
+  });
 }
 
 /** Sleeps on the clock; an abort becomes a `cancelled` DqError naming the operation. */

@@ -1,8 +1,10 @@
 // Bearer tokens for the data calls: fetched with the client-credentials grant, shared by all
 // callers (one request at a time), kept in memory only, and renewed ahead of expiry. The
 // token's lifetime comes from the JWT's `exp` claim when present, else from `expires_in`.
-// The sign-in retries by the shared retry policy and honours its own 429 pause gate; a
-// caller may stop waiting at any time, and a sign-in nobody waits for any more stops too.
+// The sign-in retries by the shared retry policy and honours its own 429 pause gate, which
+// a 429 closes for as long as it asked, even beyond the longest wait: sign-ins before then
+// fail at once as rateLimited without being sent. A caller may stop waiting at any time,
+// and a sign-in nobody waits for any more stops too.
 
 import type { Dispatcher } from 'undici';
 import { exchange, type Exchange } from './httpExchange';
@@ -13,7 +15,7 @@ import { errorFromNetwork, errorFromResponse } from './errorMapping';
 import { DqError } from './errors';
 import type { OperationLimiter } from './operationLimiter';
 import { parseTokenResponse } from './responseParsers';
-import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, waitOrCancel, type RetryPolicy } from './retryPolicy';
+import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, serverWaitMs, waitOrCancel, waitTooLongError, type RetryPolicy } from './retryPolicy';
 import type { CredentialSource } from './types';
 
 /** Lifetime assumed when neither `exp` nor `expires_in` says anything. */
@@ -191,7 +193,7 @@ export class TokenClient {
       }
       const error = errorFromResponse({ status, bodyText: text, operation: 'login', retries: attempt });
       if (!isRetryableStatus(status) || error.kind === 'account') throw error;
-      const delay = retryDelayMs(options.retry, {
+      const wait = {
         retry: attempt,
         status,
         retryAfter,
@@ -199,8 +201,10 @@ export class TokenClient {
         now: options.clock.now(),
         operation: OPERATION,
         answer: error,
-      });
-      if (status === 429) options.limiter.pause('login', delay);
+      };
+      const delay = serverWaitMs(options.retry, wait);
+      if (status === 429) options.limiter.pause('login', delay); // for as long as the service said
+      if (delay > options.retry.maxWaitMs) throw waitTooLongError(options.retry.maxWaitMs, { ...wait, waitMs: delay });
       if (attempt >= options.retry.maxRetries) throw error;
       this.logger.warn(`sign-in: HTTP ${status}; trying again in ${(delay / 1000).toFixed(1)} s (${attempt + 1}/${options.retry.maxRetries})`);
       if (status !== 429) await waitOrCancel(options.clock, delay, signal, OPERATION); // a 429's pause gate waits at the top

@@ -43,7 +43,10 @@ export interface DataQueryClientOptions {
   /** calls per window per operation; defaults to DEFAULT_RATE_LIMITS */
   rateLimits?: Partial<Record<Operation, number>>;
   rateWindowMs?: number;
-  /** wait after a 429 without Retry-After (default 30 000) */
+  /**
+   * least wait after a 429 without Retry-After (default 30 000); each further 429 doubles it,
+   * with jitter, up to maxRetryWaitMs
+   */
   defaultRetryAfterMs?: number;
   /** attempts after the first for retryable failures (default 4) */
   maxRetries?: number;

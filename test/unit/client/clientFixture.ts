@@ -4,7 +4,8 @@
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import type { DataQueryClientOptions } from '../../../src/client/types';
 import type { Logger } from '../../../src/core/logger';
-import { FakeClock } from '../../support/fakeClock';
+import * as assert from 'node:assert/strict';
+import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
 import { MockGateway, ORIGIN } from '../../support/mockGateway';
 
 export const CLIENT_ID = 'client-id-123';
@@ -27,6 +28,21 @@ export class MemoryLogger implements Logger {
   error(m: string): void {
     this.lines.push(`error ${m}`);
   }
+}
+
+/**
+ * The outcome of a call that must settle without waiting (no time passes on the fake clock):
+ * fails at once, instead of hanging until the test's timeout, when the call waits instead.
+ */
+export async function atOnce<T>(promise: Promise<T>): Promise<T> {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await flushMicrotasks(20);
+  assert.ok(settled, 'the call settled at once instead of waiting');
+  return promise;
 }
 
 export interface Fixture {

@@ -3,7 +3,7 @@ import { DEFAULT_RATE_LIMITS, type Operation } from '../../../src/core/contract'
 import { isDqError } from '../../../src/client/errors';
 import { OperationLimiter } from '../../../src/client/operationLimiter';
 import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
-import { CLIENT_ID, CLIENT_SECRET, makeFixture } from './clientFixture';
+import { atOnce, CLIENT_ID, CLIENT_SECRET, makeFixture } from './clientFixture';
 
 const WINDOW = 60_000;
 
@@ -180,14 +180,52 @@ describe('OperationLimiter', () => {
     assert.throws(() => limiterWith(new FakeClock(), { getJob: 0 }), (err: unknown) => isDqError(err) && err.kind === 'usage');
   });
 
-  it('never pauses longer than the longest wait allowed', async () => {
+  it('keeps a pause longer than the longest wait, refusing calls at once until little enough is left', async () => {
     const clock = new FakeClock();
     const limiter = new OperationLimiter({ limits: DEFAULT_RATE_LIMITS, windowMs: WINDOW, maxPauseMs: 120_000, clock });
-    limiter.pause('listTables', 86_400_000);
-    assert.equal(limiter.snapshot().find((b) => b.operation === 'listTables')?.pausedForMs, 120_000);
     const t0 = clock.now();
+    limiter.pause('listTables', 86_400_000);
+    assert.equal(limiter.snapshot().find((b) => b.operation === 'listTables')?.pausedForMs, 86_400_000);
+    await assert.rejects(atOnce(limiter.acquire('listTables')), (err: unknown) => {
+      assert.ok(isDqError(err) && err.kind === 'rateLimited', String(err));
+      assert.match(err.message, /listTables to wait until 2026-11-21T08:00:00Z \(86400 s from now\).*not sent/);
+      assert.match(err.hint ?? '', /Try again after 2026-11-21T08:00:00Z/);
+      return true;
+    });
+    assert.equal(limiter.snapshot().find((b) => b.operation === 'listTables')?.remaining, 5, 'a refused call uses no budget');
+    await clock.advance(86_400_000 - 120_000);
     await clock.run(limiter.acquire('listTables'));
-    assert.equal(clock.now() - t0, 120_000);
+    assert.equal(clock.now() - t0, 86_400_000, 'a call made with the longest wait left waits out the rest');
+  });
+
+  it('a pause longer than the longest wait refuses the calls already queued for the operation', async () => {
+    const clock = new FakeClock();
+    const limiter = new OperationLimiter({ limits: { ...DEFAULT_RATE_LIMITS, createJob: 1 }, windowMs: WINDOW, maxPauseMs: 120_000, clock });
+    await limiter.acquire('createJob');
+    const queued = limiter.acquire('createJob', { priority: 'background' });
+    let schemaStarted = false;
+    limiter.pause('createJob', 600_000);
+    void limiter.acquire('getSchema').then(() => (schemaStarted = true));
+    await assert.rejects(atOnce(queued), (err: unknown) => isDqError(err) && err.kind === 'rateLimited' && /not sent/.test(err.message));
+    await flushMicrotasks();
+    assert.equal(schemaStarted, true, 'other operations go on');
+  });
+
+  it('a released start (the call never left) lets the next queued caller go at once, user calls first', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { createJob: 1 });
+    const slot = await limiter.acquire('createJob');
+    const order: string[] = [];
+    const background = limiter.acquire('createJob', { priority: 'background' }).then(() => order.push('background'));
+    const user = limiter.acquire('createJob', { priority: 'user' }).then(() => order.push('user'));
+    await flushMicrotasks();
+    slot.release();
+    slot.answered(); // too late: a released start stays released
+    await clock.advance(0);
+    assert.deepEqual(order, ['user']);
+    assert.equal(limiter.snapshot().find((b) => b.operation === 'createJob')?.remaining, 0, 'the user call holds the one start');
+    await clock.run(Promise.all([background, user]));
+    assert.deepEqual(order, ['user', 'background']);
   });
 
   it('tells each queued caller once when it will likely start, counting those ahead of it', async () => {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { isDqError } from '../../../src/client/errors';
-import { backoffDelayMs, parseRetryAfter } from '../../../src/client/retryPolicy';
-import { makeFixture } from './clientFixture';
+import { backoffDelayMs, parseRetryAfter, unnamed429WaitMs } from '../../../src/client/retryPolicy';
+import { atOnce, makeFixture } from './clientFixture';
 
 const SCHEMA = '/dap/query/canvas/table/accounts/schema';
 const CREATE = '/dap/query/canvas/table/accounts/data';
@@ -123,12 +123,40 @@ describe('retries', () => {
     assert.equal(clock.now() - t0, 20_000);
   });
 
-  it('a 429 without Retry-After waits the configured default', async () => {
-    const { gateway, client, clock } = makeFixture({ defaultRetryAfterMs: 30_000 });
-    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? { status: 429, body: '' } : schemaOk));
-    const t0 = clock.now();
+  it('429s without Retry-After wait at least the default, longer with each retry, up to the longest wait', async () => {
+    const { gateway, client, clock } = makeFixture({ defaultRetryAfterMs: 30_000, maxRetries: 4 });
+    const arrivals: number[] = [];
+    gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => {
+      arrivals.push(clock.now());
+      return n <= 4 ? { status: 429, body: '' } : schemaOk;
+    });
     await clock.run(client.getSchema('canvas', 'accounts'));
-    assert.equal(clock.now() - t0, 30_000);
+    const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]);
+    // random 0.5: halfway between 1 and 2 times the default, then 2 to 4 times, capped at 2 minutes
+    assert.deepEqual(gaps, [45_000, 90_000, 90_000, 90_000]);
+    assert.ok(gaps.every((g) => g >= 30_000 && g <= 120_000), gaps.join(', '));
+  });
+
+  it('clients sharing credentials that get a 429 without Retry-After do not all come back at the same moment', async () => {
+    const firstRetryAfter = async (random: number): Promise<number> => {
+      const { gateway, client, clock } = makeFixture({ defaultRetryAfterMs: 30_000, random: () => random });
+      gateway.onLogin(() => clock.now()).on('GET', SCHEMA, (_r, n) => (n === 1 ? { status: 429, body: '' } : schemaOk));
+      const t0 = clock.now();
+      await clock.run(client.getSchema('canvas', 'accounts'));
+      return clock.now() - t0;
+    };
+    const waits = [await firstRetryAfter(0), await firstRetryAfter(0.4), await firstRetryAfter(0.99)];
+    assert.deepEqual(waits, [30_000, 42_000, 59_700], 'spread between the default and twice it');
+  });
+
+  it('the wait for a 429 without Retry-After never drops below the default, even with a longest wait below twice it', () => {
+    for (const random of [0, 0.3, 0.999]) {
+      for (let retry = 0; retry < 8; retry++) {
+        const wait = unnamed429WaitMs(retry, 30_000, { maxWaitMs: 120_000, random: () => random });
+        assert.ok(wait >= 30_000 && wait <= 120_000, `retry ${retry}: ${wait}`);
+        assert.equal(unnamed429WaitMs(retry, 30_000, { maxWaitMs: 40_000, random: () => random }) >= 30_000, true);
+      }
+    }
   });
 
   it('repeated 429s end as rateLimited with a hint to wait or raise limits', async () => {
@@ -185,8 +213,39 @@ describe('retries', () => {
     assert.match(err.hint ?? '', /Try again after 2026-11-21T08:00:00Z/);
     assert.equal(clock.now(), t0, 'no time was spent waiting');
     assert.equal(gateway.seen('GET', TABLES).length, 1);
-    const paused = client.budgets().find((b) => b.operation === 'listTables')?.pausedForMs ?? 0;
-    assert.ok(paused <= 120_000, `listTables is not held back beyond the cap (${paused} ms)`);
+    const paused = client.budgets().find((b) => b.operation === 'listTables')?.pausedForMs;
+    assert.equal(paused, 86_400_000, 'the budget shows the pause the service asked for');
+  });
+
+  it('after a 429 asking for more than the longest wait, later calls of that operation fail at once without being sent until little enough is left', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway
+      .onLogin(() => clock.now())
+      .on('POST', CREATE, (_r, n) => (n === 1 ? { status: 429, body: { error: { type: 'RateLimitExceeded', message: 'slow down' } }, headers: { 'retry-after': '600' } } : { status: 202, body: { id: 'j1', status: 'waiting' } }))
+      .on('GET', SCHEMA, () => schemaOk);
+    const t0 = clock.now();
+    const first = await clock.run(client.createJob('canvas', 'accounts', { format: 'jsonl' })).catch((e: unknown) => e);
+    assert.ok(isDqError(first) && first.kind === 'rateLimited', String(first));
+    assert.match(first.message, /wait 600 s \(until 2026-11-20T08:10:00Z\)/);
+    assert.equal(client.budgets().find((b) => b.operation === 'createJob')?.pausedForMs, 600_000, 'the budget shows the pause');
+
+    await clock.advance(5_000);
+    const second = await atOnce(client.createJob('canvas', 'accounts', { format: 'jsonl' })).catch((e: unknown) => e);
+    assert.ok(isDqError(second) && second.kind === 'rateLimited', String(second));
+    assert.match(second.message, /until 2026-11-20T08:10:00Z \(595 s from now\).*not sent/);
+    assert.match(second.hint ?? '', /Try again after 2026-11-20T08:10:00Z/);
+    assert.equal(clock.now(), t0 + 5_000, 'refused without waiting');
+    assert.equal(gateway.seen('POST', CREATE).length, 1, 'the second call never reached the service');
+    assert.equal(client.budgets().find((b) => b.operation === 'createJob')?.remaining, 4, 'and used none of the budget');
+    assert.equal((await client.getSchema('canvas', 'accounts')).version, 2, 'other operations go on');
+
+    await clock.advance(600_000 - 5_000 - 90_000); // 90 s of the pause left: short enough to wait
+    const queued: unknown[] = [];
+    const job = await clock.run(client.createJob('canvas', 'accounts', { format: 'jsonl' }, { onQueued: (w) => queued.push(w) }));
+    assert.equal(job.id, 'j1');
+    assert.deepEqual(queued, [{ operation: 'createJob', waitMs: 90_000, reason: 'paused' }]);
+    assert.equal(clock.now(), t0 + 600_000, 'sent when the pause ended');
+    assert.equal(gateway.seen('POST', CREATE).length, 2);
   });
 
   it('the longest wait is configurable', async () => {

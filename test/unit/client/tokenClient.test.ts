@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { isDqError } from '../../../src/client/errors';
 import { jwtExpiryMs } from '../../../src/core/jwtCodec';
 import { fakeJwt } from '../../support/mockGateway';
-import { CLIENT_ID, CLIENT_SECRET, makeFixture } from './clientFixture';
+import { atOnce, CLIENT_ID, CLIENT_SECRET, makeFixture } from './clientFixture';
 
 const TABLES = '/dap/query/canvas/table';
 const LOGIN = '/ids/auth/login';
@@ -178,7 +178,7 @@ describe('tokens', () => {
     assert.equal(signedInAt, t0 + 20_000, 'the second sign-in waited out the pause');
   });
 
-  it('a sign-in told to wait beyond the longest wait fails at once as rateLimited', async () => {
+  it('a sign-in told to wait beyond the longest wait fails at once as rateLimited, and so do sign-ins until then, unsent', async () => {
     const { gateway, client, clock } = makeFixture();
     gateway.on('POST', LOGIN, () => ({ status: 429, body: '', headers: { 'retry-after': '86400' } }));
     const t0 = clock.now();
@@ -187,6 +187,50 @@ describe('tokens', () => {
     assert.match(err.hint ?? '', /Try again after 2026-11-21T08:00:00Z/);
     assert.equal(clock.now(), t0);
     assert.equal(gateway.logins(), 1);
+
+    await clock.advance(60_000);
+    const again = await atOnce(client.testConnection()).catch((e: unknown) => e);
+    assert.ok(isDqError(again) && again.kind === 'rateLimited', String(again));
+    assert.match(again.message, /sign-in to wait until 2026-11-21T08:00:00Z .*not sent/);
+    const data = await atOnce(client.listTables('canvas')).catch((e: unknown) => e);
+    assert.ok(isDqError(data) && data.kind === 'rateLimited', String(data));
+    assert.equal(gateway.logins(), 1, 'no sign-in was sent during the pause');
+    assert.equal(client.budgets().find((b) => b.operation === 'listTables')?.remaining, 5, 'the listing used none of its budget');
+  });
+
+  it('calls whose sign-in fails use none of their operation\'s budget: once the credentials work, the next call goes at once', async () => {
+    const { gateway, client, clock } = makeFixture();
+    gateway.on('POST', LOGIN, () => ({ status: 401, body: { error: { type: 'Unauthorized', message: 'bad client' } } }));
+    gateway.on('GET', TABLES, () => ({ status: 200, body: { tables: ['a'] } }));
+    for (let i = 0; i < 5; i++) {
+      const err = await clock.run(client.listTables('canvas')).catch((e: unknown) => e);
+      assert.ok(isDqError(err) && err.kind === 'auth', String(err));
+    }
+    assert.deepEqual(client.budgets().find((b) => b.operation === 'listTables'), { operation: 'listTables', limit: 5, remaining: 5, resetInMs: 0, pausedForMs: 0 });
+    gateway.onLogin(() => clock.now()); // the credentials are fixed
+    const queued: unknown[] = [];
+    const t0 = clock.now();
+    assert.deepEqual(await clock.run(client.listTables('canvas', { onQueued: (w) => queued.push(w) })), ['a']);
+    assert.deepEqual(queued, [], 'not held back by calls that never reached the service');
+    assert.equal(clock.now(), t0);
+  });
+
+  it('a call cancelled while signing in gives its rate slot to the next call', async () => {
+    const { gateway, client, clock } = makeFixture({ rateLimits: { listTables: 1 } });
+    gateway.on('POST', LOGIN, (_r, n) => (n === 1 ? { status: 503, body: '' } : { status: 200, body: { access_token: fakeJwt({ exp: Math.floor(clock.now() / 1000) + 3600 }) } }));
+    gateway.on('GET', TABLES, () => ({ status: 200, body: { tables: ['a'] } }));
+    const controller = new AbortController();
+    const leaving = client.listTables('canvas', { signal: controller.signal });
+    await clock.advance(0);
+    assert.equal(gateway.logins(), 1, 'the sign-in is backing off after a 503');
+    controller.abort();
+    await assert.rejects(leaving, (e: unknown) => isDqError(e) && e.kind === 'cancelled');
+    const queued: unknown[] = [];
+    const t0 = clock.now();
+    assert.deepEqual(await clock.run(client.listTables('canvas', { onQueued: (w) => queued.push(w) })), ['a']);
+    assert.deepEqual(queued, [], 'the cancelled call held no slot');
+    assert.equal(clock.now(), t0, 'no minute of waiting');
+    assert.equal(gateway.seen('GET', TABLES).length, 1);
   });
 
   it('a caller may stop waiting for a sign-in that another caller still waits for', async () => {
