@@ -19,6 +19,13 @@ const OPTIONS: readonly OptionSpec[] = [
   { name: 'token-ttl', kind: 'number', valueName: 'SEC', description: 'token lifetime (default 3600)' },
   { name: 'job-delay', kind: 'number', valueName: 'MS', description: 'how long a job takes (default 1500)' },
   { name: 'url-ttl', kind: 'number', valueName: 'SEC', description: 'pre-signed URL lifetime (default 900)' },
+  { name: 'job-ttl', kind: 'number', valueName: 'SEC', description: 'jobs and their files are deleted SEC after the job starts (default 86400)' },
+  {
+    name: 'dedupe-window',
+    kind: 'number',
+    valueName: 'SEC',
+    description: 'an identical create-job request within SEC returns the same job (default 600; 0 never reuses)',
+  },
   { name: 'rows', kind: 'number', valueName: 'N', description: 'make the large sample table N rows long' },
   { name: 'seed', kind: 'number', valueName: 'N', description: 'seed of the sample data and faults (default 1)' },
   { name: 'limit-window', kind: 'number', valueName: 'SEC', description: 'rate-limit window (default 60)' },
@@ -89,7 +96,7 @@ function listenProblem(err: unknown, host: string, port: number): string | undef
 
 export const emulatorCommand: CommandSpec = {
   name: 'emulator',
-  usage: 'dq emulator [--host 127.0.0.1] [--port N] [--prefix dap] [--client-id ID] [--client-secret S] [--token-ttl SEC] [--job-delay MS] [--url-ttl SEC] [--rows N] [--seed N] [--limit-window SEC] [--no-limits] [--object-rate BYTES] [--faults SPEC] [--json]',
+  usage: 'dq emulator [--host 127.0.0.1] [--port N] [--prefix dap] [--client-id ID] [--client-secret S] [--token-ttl SEC] [--job-delay MS] [--url-ttl SEC] [--job-ttl SEC] [--dedupe-window SEC] [--rows N] [--seed N] [--limit-window SEC] [--no-limits] [--object-rate BYTES] [--faults SPEC] [--json]',
   summary: 'run a local Data Query Service (sample data, rate limits, faults) until Ctrl-C',
   options: OPTIONS,
   ownOptionsOnly: true,
@@ -112,6 +119,8 @@ export const emulatorCommand: CommandSpec = {
       tokenTtlSec: whole(o['token-ttl'], '--token-ttl', 1),
       jobDelayMs: whole(o['job-delay'], '--job-delay', 0),
       urlTtlSec: whole(o['url-ttl'], '--url-ttl', 1),
+      jobTtlSec: whole(o['job-ttl'], '--job-ttl', 1),
+      dedupeWindowSec: whole(o['dedupe-window'], '--dedupe-window', 0),
       rows: whole(o.rows, '--rows', 0),
       seed: whole(o.seed, '--seed', 0),
       limitWindowSec: whole(o['limit-window'], '--limit-window', 1),

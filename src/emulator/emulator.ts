@@ -70,7 +70,7 @@ export interface EmulatorOptions {
   limitWindowSec?: number;
   /** false = no limits; default DEFAULT_RATE_LIMITS */
   limits?: Partial<Record<Operation, number>> | false;
-  /** false omits Retry-After on 429; default true */
+  /** false omits Retry-After on 429; default true (the fault spec's retryAfter=date|none overrides it) */
   retryAfter?: boolean;
   /** a spec string (see parseFaultSpec) or options; off by default */
   faults?: string | FaultOptions;
@@ -147,6 +147,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     dedupeWindowSec: options.dedupeWindowSec ?? 600,
     rowsPerObject: options.rowsPerObject ?? 100_000,
     shouldFail: () => faults.roll('jobFail'),
+    recordVariant: () => ({ hideExpiry: faults.roll('noExpiresAt'), extraFields: faults.roll('jobExtras') }),
     onExpire: (job) => store.evictJob(job),
   });
   let objectBaseUrl = '';
@@ -164,7 +165,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     limits: new RateLimits(clock, options.limits, (options.limitWindowSec ?? 60) * 1000),
     faults,
     urls,
-    retryAfter: options.retryAfter ?? true,
+    retryAfter: faultOptions.retryAfter ?? (options.retryAfter === false ? 'none' : 'seconds'),
     accountStatus: faultOptions.accountStatus ?? options.accountErrorStatus ?? 403,
     prepareObject: (id) => {
       const found = jobs.object(id);

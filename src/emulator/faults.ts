@@ -21,6 +21,18 @@
 //   account=Type       every data call answers that account error (AccountNotOnboarded,
 //                      AccountDisabled, AccountUnderMaintenance, RequestTypeForbidden)
 //   accountStatus=403|500  status of account errors (500 is what older gateways send)
+//   retryAfter=seconds|date|none  how a 429 names its wait: delta-seconds (default), an HTTP
+//                      date (`Wed, 21 Oct 2026 07:28:00 GMT`, rounded up to the second), or
+//                      no Retry-After at all
+//   opaqueToken=share  sign-ins answered with an opaque token (not a JWT: no `exp` to read);
+//                      the gateway still accepts it until the token lifetime has passed
+//   noExpiresIn=share  sign-ins answered without `expires_in`
+//   noExpiresAt=share  jobs whose records never carry `expires_at`
+//   jobExtras=share    jobs whose records (and their object entries) carry fields the
+//                      contract does not name, which clients must ignore
+//   html5xx=share      API calls (not the sign-in) answered 502 or 503 with an HTML page, as a
+//                      load balancer in front of the gateway does, before authentication
+//                      and rate limits
 //   seed=n             the seed of the fault sequence (default: the emulator's seed)
 
 import { hashString, unitFrom } from './prng';
@@ -43,8 +55,18 @@ export interface FaultOptions {
   ignoreRange?: number;
   account?: AccountErrorType;
   accountStatus?: 403 | 500;
+  retryAfter?: RetryAfterForm;
+  opaqueToken?: number;
+  noExpiresIn?: number;
+  noExpiresAt?: number;
+  jobExtras?: number;
+  html5xx?: number;
   seed?: number;
 }
+
+export const RETRY_AFTER_FORMS = ['seconds', 'date', 'none'] as const;
+/** How a 429 names its wait: delta-seconds, an HTTP date, or not at all. */
+export type RetryAfterForm = (typeof RETRY_AFTER_FORMS)[number];
 
 const SHARE_KEYS: Record<string, keyof FaultOptions> = {
   '5xx': 'serverError',
@@ -57,11 +79,16 @@ const SHARE_KEYS: Record<string, keyof FaultOptions> = {
   jobFail: 'jobFail',
   expireUrl: 'expireUrl',
   ignoreRange: 'ignoreRange',
+  opaqueToken: 'opaqueToken',
+  noExpiresIn: 'noExpiresIn',
+  noExpiresAt: 'noExpiresAt',
+  jobExtras: 'jobExtras',
+  html5xx: 'html5xx',
 };
 const MS_KEYS: Record<string, keyof FaultOptions> = { slow: 'slowMs', stormMs: 'stormMs' };
 
 /** Every key a fault spec accepts. */
-export const FAULT_KEYS: readonly string[] = [...Object.keys(SHARE_KEYS), ...Object.keys(MS_KEYS), 'account', 'accountStatus', 'seed'];
+export const FAULT_KEYS: readonly string[] = [...Object.keys(SHARE_KEYS), ...Object.keys(MS_KEYS), 'account', 'accountStatus', 'retryAfter', 'seed'];
 
 export function parseFaultSpec(spec: string): FaultOptions {
   const out: FaultOptions = {};
@@ -91,6 +118,11 @@ export function parseFaultSpec(spec: string): FaultOptions {
     } else if (key === 'accountStatus') {
       if (value !== '403' && value !== '500') throw new Error(`Fault spec: accountStatus must be 403 or 500, not "${value}".`);
       out.accountStatus = Number(value) as 403 | 500;
+    } else if (key === 'retryAfter') {
+      if (!(RETRY_AFTER_FORMS as readonly string[]).includes(value)) {
+        throw new Error(`Fault spec: retryAfter must be one of ${RETRY_AFTER_FORMS.join(', ')}, not "${value}".`);
+      }
+      out.retryAfter = value as RetryAfterForm;
     } else if (key === 'seed') {
       const n = Number(value);
       if (value === '' || !Number.isSafeInteger(n)) throw new Error(`Fault spec: seed must be an integer, not "${value}".`);
@@ -112,7 +144,12 @@ export type FaultKind =
   | 'tokenReject'
   | 'jobFail'
   | 'expireUrl'
-  | 'ignoreRange';
+  | 'ignoreRange'
+  | 'opaqueToken'
+  | 'noExpiresIn'
+  | 'noExpiresAt'
+  | 'jobExtras'
+  | 'html5xx';
 
 /** Draws reproducible fault decisions. */
 export class FaultInjector {
@@ -183,6 +220,16 @@ export class FaultInjector {
         return o.expireUrl ?? 0;
       case 'ignoreRange':
         return o.ignoreRange ?? 0;
+      case 'opaqueToken':
+        return o.opaqueToken ?? 0;
+      case 'noExpiresIn':
+        return o.noExpiresIn ?? 0;
+      case 'noExpiresAt':
+        return o.noExpiresAt ?? 0;
+      case 'jobExtras':
+        return o.jobExtras ?? 0;
+      case 'html5xx':
+        return o.html5xx ?? 0;
     }
   }
 }

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock';
 import { FORMATS, MODES, TOKEN_PATH, type Format, type Mode, type Operation } from '../core/contract';
 import { isoUtc } from '../core/isoTime';
 import type { Logger } from '../core/logger';
-import { FaultInjector, type AccountErrorType } from './faults';
+import { FaultInjector, type AccountErrorType, type RetryAfterForm } from './faults';
 import { BodyTooLargeError, header, readBody, sendError, sendJson } from './httpSupport';
 import type { JobEngine } from './jobEngine';
 import { JsonSyntaxError, parseJsonWithLocations, type ParsedJson } from './jsonBody';
@@ -38,7 +38,8 @@ export interface GatewayContext {
   limits: RateLimits;
   faults: FaultInjector;
   urls: PresignedUrls;
-  retryAfter: boolean;
+  /** how a 429 names its wait */
+  retryAfter: RetryAfterForm;
   accountStatus: 403 | 500;
   /** called before an object URL is handed out, so generation can start early */
   prepareObject: (objectId: string) => void;
@@ -91,6 +92,9 @@ export async function handleGateway(ctx: GatewayContext, req: IncomingMessage, r
   if (route === 'method') return sendError(res, 405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`);
   note({ operation: route.operation });
 
+  // A load balancer in front of the gateway answers before the gateway sees the call.
+  if (ctx.faults.roll('html5xx')) return sendBalancerPage(res, ctx.faults.draw('html5xx') < 0.5 ? 502 : 503);
+
   // Authentication: Authorization wins over the legacy x-svcauth header.
   const token = bearerToken(req);
   if (token === undefined) {
@@ -111,12 +115,12 @@ export async function handleGateway(ctx: GatewayContext, req: IncomingMessage, r
 
   const rate = ctx.limits.take(check.clientId, route.operation);
   if (!rate.allowed) {
-    const headers: Record<string, string> = ctx.retryAfter ? { 'Retry-After': String(rate.retryAfterSec) } : {};
+    const headers = retryAfterHeader(ctx, rate.retryAfterMs);
     return sendError(res, 429, 'RateLimitExceeded', `Too many ${route.operation} calls: the limit is ${rate.limit} per window.`, {}, headers);
   }
   const storm = ctx.faults.stormLeft(check.clientId, ctx.clock.now());
   if (storm > 0) {
-    const headers: Record<string, string> = ctx.retryAfter ? { 'Retry-After': String(Math.max(1, Math.ceil(storm / 1000))) } : {};
+    const headers = retryAfterHeader(ctx, storm);
     return sendError(res, 429, 'RateLimitExceeded', 'Too many requests.', {}, headers);
   }
   if (ctx.faults.roll('gatewayTimeout')) return sendJson(res, 504, { error: { message: 'Gateway timeout: the upstream did not answer in time.' } });
@@ -182,6 +186,29 @@ function accountMessage(type: AccountErrorType): string {
   }
 }
 
+/** Retry-After for a wait of `ms`, in the form the gateway is set to use, rounded up to whole seconds. */
+function retryAfterHeader(ctx: GatewayContext, ms: number): Record<string, string> {
+  switch (ctx.retryAfter) {
+    case 'none':
+      return {};
+    case 'date':
+      // an HTTP date has whole seconds: round up, so waiting until then is never too early
+      return { 'Retry-After': new Date(Math.ceil((ctx.clock.now() + ms) / 1000) * 1000).toUTCString() };
+    case 'seconds':
+      return { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) };
+  }
+}
+
+const BALANCER_TITLES: Record<502 | 503, string> = { 502: '502 Bad Gateway', 503: '503 Service Temporarily Unavailable' };
+
+/** The HTML page a load balancer sends when the gateway behind it fails or is overloaded. */
+function sendBalancerPage(res: ServerResponse, status: 502 | 503): void {
+  const title = BALANCER_TITLES[status];
+  const page = `<!DOCTYPE html>\n<html>\n<head><title>${title}</title></head>\n<body>\n<h1>${title}</h1>\n<hr><p>load balancer</p>\n</body>\n</html>\n`;
+  res.writeHead(status, { 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(page) });
+  res.end(page);
+}
+
 /** Makes the response send its headers and part of its body, then break the connection. */
 function cutResponseShort(res: ServerResponse): void {
   res.end = ((chunk?: unknown) => {
@@ -222,14 +249,12 @@ async function handleToken(ctx: GatewayContext, req: IncomingMessage, res: Serve
   if (grant !== 'client_credentials') {
     return sendError(res, 400, 'UnsupportedGrantType', 'grant_type must be client_credentials.');
   }
-  const issued = ctx.tokens.issue(clientId);
-  ctx.logger.debug(`emulator: issued a token for ${clientId}`);
-  sendJson(
-    res,
-    200,
-    { access_token: issued.accessToken, expires_in: issued.expiresIn, token_type: 'Bearer', scope: 'urn:dq:query' },
-    { 'Cache-Control': 'no-store' },
-  );
+  const opaque = ctx.faults.roll('opaqueToken');
+  const issued = ctx.tokens.issue(clientId, opaque);
+  ctx.logger.debug(`emulator: issued ${opaque ? 'an opaque' : 'a'} token for ${clientId}`);
+  const answer: Record<string, unknown> = { access_token: issued.accessToken, expires_in: issued.expiresIn, token_type: 'Bearer', scope: 'urn:dq:query' };
+  if (ctx.faults.roll('noExpiresIn')) delete answer.expires_in;
+  sendJson(res, 200, answer, { 'Cache-Control': 'no-store' });
 }
 
 function notFound(res: ServerResponse, kind: 'namespace' | 'table' | 'job' | 'object', id: string): void {
@@ -293,8 +318,9 @@ async function createJob(
   if (dates.since !== undefined && dates.until !== undefined && dates.since > dates.until) {
     return invalid('since must not be later than until.', 'since');
   }
-  if (dates.until !== undefined && dates.until > now) {
-    return sendError(res, 400, 'OutOfRange', 'until is later than the latest committed change.', {
+  // `until` defaults to the latest committed change; one after it would name data that does not exist yet
+  if (dates.until !== undefined && dates.until > latest) {
+    return sendError(res, 400, 'OutOfRange', `until is later than the latest committed change (${isoUtc(latest)}); omit until to use it.`, {
       since: isoUtc(earliest),
       until: isoUtc(latest),
     });
@@ -304,6 +330,8 @@ async function createJob(
       since: isoUtc(earliest),
     });
   }
+  // A since equal to the latest commit (nothing new since the last job) still gets a job, with
+  // no records: the extension's "changes since" right after a job relies on that answer.
   if (dates.since !== undefined && dates.since > latest) {
     return sendError(res, 400, 'OutOfRange', 'The requested range has no data: since is after the latest committed change.', {
       since: isoUtc(earliest),

@@ -1,6 +1,7 @@
 // Query jobs: created by the data endpoint, they pass waiting -> running -> complete|failed
 // as time goes by (status is computed from the clock on every read, no timers), identical
-// requests within the dedupe window share one job, and jobs expire a fixed time after start.
+// requests within the dedupe window share one job unless it has failed (a failed job says to
+// create it again, so that gets a new one), and jobs expire a fixed time after start.
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock';
@@ -30,6 +31,10 @@ export interface Job {
   createdAt: number;
   expiresAt: number;
   fails: boolean;
+  /** its records leave out expires_at (the noExpiresAt fault) */
+  hideExpiry: boolean;
+  /** its records carry fields the contract does not name (the jobExtras fault) */
+  extraFields: boolean;
   objects: ObjectPart[];
   dedupeKey: string;
 }
@@ -54,6 +59,8 @@ export interface JobEngineOptions {
   rowsPerObject: number;
   /** decides whether a new job fails (fault injection) */
   shouldFail: () => boolean;
+  /** how a new job's records deviate from the usual shape (fault injection); default not at all */
+  recordVariant?: () => { hideExpiry: boolean; extraFields: boolean };
   /** called once for every job that has expired, to free its objects */
   onExpire: (job: Job) => void;
 }
@@ -79,9 +86,10 @@ export class JobEngine {
       req.scope ?? null,
     ]);
     for (const job of this.jobs.values()) {
-      if (job.dedupeKey === dedupeKey && now - job.createdAt < this.o.dedupeWindowSec * 1000 && now < job.expiresAt) {
-        return { job, reused: true };
-      }
+      if (job.dedupeKey !== dedupeKey || now - job.createdAt >= this.o.dedupeWindowSec * 1000 || now >= job.expiresAt) continue;
+      // a failed job tells its requester to create it again: that must not hand back the same failure
+      if (this.status(job) === 'failed') continue;
+      return { job, reused: true };
     }
     const id = randomUUID();
     const parts = Math.max(1, Math.ceil(req.table.rowCount / this.o.rowsPerObject));
@@ -110,6 +118,7 @@ export class JobEngine {
       createdAt: now,
       expiresAt: now + this.o.jobTtlSec * 1000,
       fails: this.o.shouldFail(),
+      ...(this.o.recordVariant?.() ?? { hideExpiry: false, extraFields: false }),
       objects,
       dedupeKey,
     };
@@ -140,7 +149,8 @@ export class JobEngine {
 
   record(job: Job): JobRecord {
     const status = this.status(job);
-    const rec: JobRecord = { id: job.id, status, expires_at: isoMs(job.expiresAt) };
+    const rec: JobRecord = { id: job.id, status };
+    if (!job.hideExpiry) rec.expires_at = isoMs(job.expiresAt);
     if (status === 'failed') {
       rec.error = {
         type: 'JobFailed',
@@ -148,7 +158,7 @@ export class JobEngine {
         message: `The query of ${job.table.namespace}.${job.table.name} failed while reading the table; create the job again.`,
       };
     } else if (status === 'complete') {
-      rec.objects = job.objects.map((o) => ({ id: o.id }));
+      rec.objects = job.objects.map((o) => (job.extraFields ? { id: o.id, part: o.part, rows: o.to - o.from } : { id: o.id }));
       rec.schema_version = job.table.version;
       if (job.incremental) {
         rec.since = isoUtc(job.range.since as number);
@@ -157,6 +167,7 @@ export class JobEngine {
         rec.at = isoUtc(job.range.until);
       }
     }
+    if (job.extraFields) Object.assign(rec, extraFields(job, status));
     return rec;
   }
 
@@ -174,6 +185,17 @@ export class JobEngine {
   all(): Job[] {
     return [...this.jobs.values()];
   }
+}
+
+/** Fields a newer service might add to a job record; clients must ignore them (contract 2.4). */
+function extraFields(job: Job, status: JobStatus): Record<string, unknown> {
+  return {
+    created_at: isoMs(job.createdAt),
+    table: { namespace: job.table.namespace, name: job.table.name },
+    request: { format: job.format, mode: job.mode },
+    progress: status === 'complete' ? 100 : status === 'running' ? 50 : 0,
+    region: 'emulator-1',
+  };
 }
 
 function isoMs(ms: number): string {

@@ -1,10 +1,13 @@
 // Issues and verifies the gateway's access tokens: compact JWTs signed with HS256 under a
-// secret that lives only in this process. A token from another emulator instance, an altered
-// token or an expired one fails verification.
+// secret that lives only in this process, or (the opaqueToken fault) random strings that are
+// not JWTs, remembered here until they expire. A token from another emulator instance, an
+// altered token or an expired one fails verification.
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../core/clock';
 import { base64UrlEncode, decodeJwt } from '../core/jwtCodec';
+
+const OPAQUE_KEPT_MS = 86_400_000;
 
 export interface IssuedToken {
   accessToken: string;
@@ -18,13 +21,17 @@ export type TokenCheck =
 export class TokenIssuer {
   private readonly key = randomBytes(32);
   private counter = 0;
+  /** opaque token -> who it was issued to and when it expires (ms) */
+  private readonly opaque = new Map<string, { clientId: string; expiresAt: number }>();
 
   constructor(
     private readonly clock: Clock,
     private readonly ttlSec: number,
   ) {}
 
-  issue(clientId: string): IssuedToken {
+  /** A JWT, or with `opaque` a random token that carries nothing a client could read. */
+  issue(clientId: string, opaque = false): IssuedToken {
+    if (opaque) return this.issueOpaque(clientId);
     const iat = Math.floor(this.clock.now() / 1000);
     const header = base64UrlEncode(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
     const claims = base64UrlEncode(
@@ -35,6 +42,11 @@ export class TokenIssuer {
   }
 
   verify(token: string): TokenCheck {
+    const held = this.opaque.get(token);
+    if (held) {
+      if (held.expiresAt <= this.clock.now()) return { ok: false, reason: 'expired' };
+      return { ok: true, clientId: held.clientId, expiresAt: held.expiresAt };
+    }
     const decoded = decodeJwt(token);
     if (!decoded || decoded.header.alg !== 'HS256') return { ok: false, reason: 'malformed' };
     const [h, p, s] = token.split('.');
@@ -45,6 +57,16 @@ export class TokenIssuer {
     if (typeof sub !== 'string' || typeof exp !== 'number') return { ok: false, reason: 'malformed' };
     if (exp * 1000 <= this.clock.now()) return { ok: false, reason: 'expired' };
     return { ok: true, clientId: sub, expiresAt: exp * 1000 };
+  }
+
+  private issueOpaque(clientId: string): IssuedToken {
+    const now = this.clock.now();
+    // expired ones are kept a day, so a late caller hears "expired" rather than "not valid"
+    for (const [token, held] of this.opaque) if (held.expiresAt + OPAQUE_KEPT_MS <= now) this.opaque.delete(token);
+    // no dots: nothing in it parses as a JWT
+    const token = `dqo_${randomBytes(30).toString('base64url')}`;
+    this.opaque.set(token, { clientId, expiresAt: now + this.ttlSec * 1000 });
+    return { accessToken: token, expiresIn: this.ttlSec };
   }
 
   private sign(input: string): string {
