@@ -9,6 +9,7 @@ import { formatBytes } from '../core/byteSize';
 import { DEFAULT_RATE_LIMITS, OPERATIONS, type Operation } from '../core/contract';
 import { runSync } from '../sync/syncRunner';
 import type { SyncProgress, TableSyncReport } from '../sync/syncReport';
+import { sourceIdentity } from '../sync/syncSource';
 import type { SyncState } from '../sync/syncTarget';
 import { createTarget, parseTargetSpec, type TargetSpec } from '../sync/targetSpec';
 import type { OptionSpec } from './argParser';
@@ -94,6 +95,7 @@ export const syncCommand: CommandSpec = {
           return await runSync({
             client,
             target,
+            source: sourceIdentity({ baseUrl: client.baseUrl, dataPrefix: client.dataPrefix, scope: o.scope as string | undefined }),
             namespace,
             tables,
             resnapshot: o.resnapshot === true,
@@ -125,7 +127,7 @@ export const syncCommand: CommandSpec = {
 export const syncStatusCommand: CommandSpec = {
   name: 'sync-status',
   usage: 'dq sync-status [--to TARGET] [--json]',
-  summary: 'list the tables synced to a database: the point each reached, rows, schema version, last run',
+  summary: 'list the tables synced to a database: the point each reached, rows, schema version, last run, the service they came from',
   options: [
     TO_OPTION,
     LOCK_WAIT_OPTION,
@@ -143,14 +145,24 @@ export const syncStatusCommand: CommandSpec = {
     } finally {
       await target.close();
     }
-    const rows = states.map(({ schema: _schema, ...rest }) => rest);
+    // a row from before sources were recorded has none until its next sync: null in JSON
+    const rows = states.map(({ schema: _schema, source, ...rest }) => ({ ...rest, source: source ?? null }));
     if (ctx.args.options.json) {
       printJson(ctx, { target: target.label, tables: rows });
     } else if (rows.length === 0) {
       ctx.io.stderr.write(`dq: no table has been synced to ${target.label} yet.\n`);
     } else {
       ctx.io.stdout.write(
-        columns(rows.map((s) => [`${s.namespace}.${s.table}`, s.point, `${s.rows.toLocaleString('en-US')} rows`, `schema v${s.schemaVersion}`, `ran ${s.ranAt}`])),
+        columns(
+          rows.map((s) => [
+            `${s.namespace}.${s.table}`,
+            s.point,
+            `${s.rows.toLocaleString('en-US')} rows`,
+            `schema v${s.schemaVersion}`,
+            `ran ${s.ranAt}`,
+            s.source === null ? 'source not recorded yet' : `from ${s.source}`,
+          ]),
+        ),
       );
     }
     return EXIT.ok;

@@ -1,15 +1,21 @@
 // The embedded sync target: a DuckDB database file with one schema per namespace and the meta
 // table `main.dq_sync_state`. DuckDB lets one process open a file read-write and then no other
-// process can open it at all, so the file itself is the lock between processes: a second sync
-// (or a viewer) warns that it waits, waits a bounded time, then fails naming the process that holds it.
+// process can open it at all, so the file itself is the lock between processes: a sync holds
+// it from open() to close(), its whole run, and a second sync (or a viewer) warns that it waits,
+// waits a bounded time, then fails naming the process that holds it.
 // Inside one process, a table is applied by one run at a time, and applies take turns (one
 // transaction at a time, each using every core). Each apply is one transaction: the table's DDL,
 // its rows and its meta row commit together or not at all, whether the process is interrupted,
-// killed, or the disk fills. The result files are read where they lie, still compressed.
+// killed, or the disk fills. The result files are read where they lie, still compressed; only
+// a file DuckDB refuses for a lone surrogate escape (half an emoji a truncation cut off) is
+// copied without it (see jsonEscapes.ts), next to itself, and the apply tried again.
 
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { mkdir } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
 import * as path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { constants as zlib, createGzip, createGunzip } from 'node:zlib';
 import { DqError, isDqError } from '../client/errors';
 import { systemClock, type Clock } from '../core/clock';
 import type { JsonSchema } from '../core/contract';
@@ -17,18 +23,21 @@ import { isoUtc } from '../core/isoTime';
 import { nullLogger, type Logger } from '../core/logger';
 import {
   addColumnSql,
+  addSourceColumnSql,
+  adoptSourceSql,
   CHANGES_TABLE,
-  CREATE_META_TABLE,
+  createMetaTableSql,
   createTableSql,
   deleteChangedSql,
   insertSnapshotSql,
-  SELECT_STATES,
+  schemaName,
+  selectStatesSql,
   stageChangesSql,
   tableName,
-  UPSERT_STATE,
   upsertChangedSql,
+  upsertStateSql,
 } from './duckdbSql';
-import { quoteIdent } from '../engine/sqlText';
+import { JsonEscapeFilter } from './jsonEscapes';
 import type { ApplyPlan, ApplyResult, SyncState, SyncTarget } from './syncTarget';
 
 export interface DuckdbTargetOptions {
@@ -47,6 +56,8 @@ const LOCK_RETRY_MS = 500;
 
 interface OpenDatabase {
   instance: DuckDBInstance;
+  /** the file's catalog name, which qualifies every table (see duckdbSql.ts) */
+  catalog: string;
   readOnly: boolean;
   users: number;
   /** applies take turns: the tail of the queue */
@@ -137,12 +148,60 @@ export class DuckdbTarget implements SyncTarget {
     return this.states('ORDER BY namespace, "table"', []);
   }
 
+  async hasTable(namespace: string, table: string): Promise<boolean> {
+    if (this.missing) return false;
+    const conn = await this.opened().instance.connect();
+    try {
+      return await tableExists(conn, namespace, table);
+    } catch (err) {
+      throw this.failure(err, `${namespace}.${table}`);
+    } finally {
+      conn.closeSync();
+    }
+  }
+
+  adoptSource(namespace: string, table: string, source: string): Promise<void> {
+    const database = this.opened();
+    if (database.readOnly) return Promise.resolve();
+    // in turn with the applies, which write the meta table too
+    const turn = database.applying.then(async () => {
+      const conn = await database.instance.connect();
+      try {
+        await conn.run(adoptSourceSql(database.catalog), [namespace, table, source]);
+      } catch (err) {
+        throw this.failure(err, 'the sync state');
+      } finally {
+        conn.closeSync();
+      }
+    });
+    database.applying = turn.catch(() => undefined);
+    return turn;
+  }
+
   apply(plan: ApplyPlan): Promise<ApplyResult> {
     const database = this.opened();
     if (database.readOnly) throw new DqError('usage', `The sync database ${this.file} was opened read-only.`);
-    const turn = database.applying.then(() => this.applyNow(database, plan));
+    const turn = database.applying.then(() => this.applyRepairing(database, plan));
     database.applying = turn.catch(() => undefined);
     return turn;
+  }
+
+  /** Applies the plan; when DuckDB refuses a lone surrogate escape in a file, applies copies without it. */
+  private async applyRepairing(database: OpenDatabase, plan: ApplyPlan): Promise<ApplyResult> {
+    try {
+      return await this.applyNow(database, plan);
+    } catch (err) {
+      const cause = isDqError(err) && err.kind === 'invalidResponse' && err.cause instanceof Error ? err.cause.message : '';
+      if (!/surrogate/i.test(cause)) throw err;
+      this.logger.info(`${plan.table.namespace}.${plan.table.table}: a result file holds a lone surrogate escape (half an emoji, cut off), which DuckDB cannot read; loading a copy without it.`);
+      const copies = plan.files.map((file) => `${file}.cleaned.jsonl.gz`);
+      try {
+        for (const [i, file] of plan.files.entries()) await copyWithoutBadEscapes(file, copies[i], `${plan.table.namespace}.${plan.table.table}`, plan.signal);
+        return await this.applyNow(database, { ...plan, files: copies });
+      } finally {
+        await Promise.all(copies.map((copy) => rm(copy, { force: true })));
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -157,11 +216,12 @@ export class DuckdbTarget implements SyncTarget {
 
   private async applyNow(database: OpenDatabase, plan: ApplyPlan): Promise<ApplyResult> {
     const { table, files, signal } = plan;
+    const { catalog } = database;
     const conn = await database.instance.connect();
     const interrupt = (): void => conn.interrupt();
     signal?.addEventListener('abort', interrupt);
     let open = false;
-    const run = async (sql: string, values?: (string | number)[]): Promise<number> => {
+    const run = async (sql: string, values?: (string | number | null)[]): Promise<number> => {
       if (signal?.aborted) throw cancelled(`${table.namespace}.${table.table}`);
       const result = await conn.run(sql, values);
       return Number(result.rowsChanged);
@@ -169,30 +229,30 @@ export class DuckdbTarget implements SyncTarget {
     try {
       await run('BEGIN TRANSACTION');
       open = true;
-      await run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(table.namespace)}`);
+      await run(`CREATE SCHEMA IF NOT EXISTS ${schemaName(catalog, table.namespace)}`);
       let upserted = 0;
       let deleted = 0;
       if (plan.kind === 'snapshot') {
-        await run(`DROP TABLE IF EXISTS ${tableName(table)}`);
-        await run(createTableSql(table));
-        if (files.length > 0) upserted = await run(insertSnapshotSql(table, files));
+        await run(`DROP TABLE IF EXISTS ${tableName(catalog, table)}`);
+        await run(createTableSql(catalog, table));
+        if (files.length > 0) upserted = await run(insertSnapshotSql(catalog, table, files));
       } else {
         if (!(await tableExists(conn, table.namespace, table.table))) {
           throw new DqError('snapshotRequired', `The table ${table.namespace}.${table.table} is missing from ${this.file}, though its last sync is recorded there.`, {
             hint: 'Take a fresh snapshot of the table (sync it with --resnapshot).',
           });
         }
-        for (const column of plan.addedColumns) await run(addColumnSql(table, column));
+        for (const column of plan.addedColumns) await run(addColumnSql(catalog, table, column));
         if (files.length > 0) {
           await run(stageChangesSql(table, files));
-          deleted = await run(deleteChangedSql(table));
-          upserted = await run(upsertChangedSql(table));
+          deleted = await run(deleteChangedSql(catalog, table));
+          upserted = await run(upsertChangedSql(catalog, table));
           await run(`DROP TABLE ${CHANGES_TABLE}`);
         }
       }
-      const rows = await countRows(conn, table.namespace, table.table);
+      const rows = await countRows(conn, catalog, table.namespace, table.table);
       const s = plan.state;
-      await run(UPSERT_STATE, [s.namespace, s.table, s.point, s.schemaVersion, JSON.stringify(s.schema), rows, s.ranAt]);
+      await run(upsertStateSql(catalog), [s.namespace, s.table, s.point, s.schemaVersion, JSON.stringify(s.schema), rows, s.ranAt, s.source ?? null]);
       await run('COMMIT');
       open = false;
       return { upserted, deleted, rows };
@@ -207,10 +267,12 @@ export class DuckdbTarget implements SyncTarget {
 
   private async states(where: string, values: string[]): Promise<SyncState[]> {
     if (this.missing) return [];
-    const conn = await this.opened().instance.connect();
+    const database = this.opened();
+    const conn = await database.instance.connect();
     try {
-      if (!(await tableExists(conn, 'main', 'dq_sync_state'))) return [];
-      const reader = await conn.runAndReadAll(`${SELECT_STATES} ${where}`, values);
+      const columns = await metaColumns(conn);
+      if (columns.size === 0) return [];
+      const reader = await conn.runAndReadAll(`${selectStatesSql(database.catalog, columns.has('source'))} ${where}`, values);
       return reader.getRowObjectsJson().map((row) => ({
         namespace: String(row.namespace),
         table: String(row.table),
@@ -219,6 +281,7 @@ export class DuckdbTarget implements SyncTarget {
         schema: JSON.parse(String(row.schema_text)) as JsonSchema,
         rows: Number(row.row_count),
         ranAt: isoUtc(Number(row.ran_ms)),
+        ...(row.source === null || row.source === undefined ? {} : { source: String(row.source) }),
       }));
     } catch (err) {
       throw this.failure(err, 'the sync state');
@@ -232,7 +295,7 @@ export class DuckdbTarget implements SyncTarget {
     return this.database;
   }
 
-  /** Opens the file, waiting a bounded time while another process holds it; creates the meta table. */
+  /** Opens the file, waiting a bounded time while another process holds it; creates (or brings up to date) the meta table. */
   private async openFile(signal?: AbortSignal): Promise<OpenDatabase> {
     const duckdb = loadDuckDb();
     if (!this.readOnly) await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
@@ -243,11 +306,16 @@ export class DuckdbTarget implements SyncTarget {
     for (;;) {
       try {
         const instance = await duckdb.DuckDBInstance.create(this.file, options);
+        let catalog: string;
         try {
           const conn = await instance.connect();
           try {
             await conn.run("SET GLOBAL TimeZone = 'UTC'");
-            if (!this.readOnly) await conn.run(CREATE_META_TABLE);
+            catalog = String((await conn.runAndReadAll('SELECT current_database()')).getRowsJson()[0][0]);
+            if (!this.readOnly) {
+              await conn.run(createMetaTableSql(catalog));
+              await conn.run(addSourceColumnSql(catalog));
+            }
           } finally {
             conn.closeSync();
           }
@@ -255,7 +323,7 @@ export class DuckdbTarget implements SyncTarget {
           instance.closeSync();
           throw err;
         }
-        return { instance, readOnly: this.readOnly, users: 0, applying: Promise.resolve() };
+        return { instance, catalog, readOnly: this.readOnly, users: 0, applying: Promise.resolve() };
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         const holder = /Conflicting lock is held in (.+?)(?: \(PID (\d+)\))?(?:\.|$)/m.exec(message);
@@ -327,6 +395,28 @@ export class DuckdbTarget implements SyncTarget {
   }
 }
 
+/** Writes `file` (gzip or plain JSONL) to `copy` as gzip JSONL without the escapes no database stores. */
+async function copyWithoutBadEscapes(file: string, copy: string, what: string, signal?: AbortSignal): Promise<void> {
+  const handle = await open(file, 'r');
+  const head = Buffer.alloc(2);
+  let gzip: boolean;
+  try {
+    gzip = (await handle.read(head, 0, 2, 0)).bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
+  const stages: NodeJS.ReadWriteStream[] = [...(gzip ? [createGunzip()] : []), new JsonEscapeFilter(), createGzip({ level: zlib.Z_BEST_SPEED })];
+  try {
+    await pipeline([createReadStream(file), ...stages, createWriteStream(copy, { mode: 0o600 })], { signal });
+  } catch (err) {
+    if (signal?.aborted) throw cancelled(what);
+    throw new DqError('io', `Copying ${file} without its lone surrogate escapes failed: ${err instanceof Error ? err.message : String(err)}`, {
+      hint: 'Free disk space in the work folder (--work-dir) and sync the table again.',
+      cause: err,
+    });
+  }
+}
+
 /** A wait as a person reads it: `30 s`, `1.5 s`. */
 function waitText(ms: number): string {
   return ms >= 10_000 || ms % 1000 === 0 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
@@ -344,8 +434,16 @@ async function tableExists(conn: DuckDBConnection, schema: string, table: string
   return Number(reader.getRowsJson()[0][0]) > 0;
 }
 
-async function countRows(conn: DuckDBConnection, namespace: string, table: string): Promise<number> {
-  const reader = await conn.runAndReadAll(`SELECT count(*) FROM ${tableName({ namespace, table })}`);
+/** The columns of the meta table, by name; none when there is no meta table (a file opened read-only). */
+async function metaColumns(conn: DuckDBConnection): Promise<Set<string>> {
+  const reader = await conn.runAndReadAll(
+    "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'dq_sync_state'",
+  );
+  return new Set(reader.getRowsJson().map(([name]) => String(name)));
+}
+
+async function countRows(conn: DuckDBConnection, catalog: string, namespace: string, table: string): Promise<number> {
+  const reader = await conn.runAndReadAll(`SELECT count(*) FROM ${tableName(catalog, { namespace, table })}`);
   return Number(reader.getRowsJson()[0][0]);
 }
 

@@ -24,6 +24,8 @@ export interface PostgresErrorContext {
   passwordFile?: string;
   /** how the connection was to be protected */
   tls?: TlsChoice;
+  /** what to grant when the server denies the step (42501): the step's own privilege, with the statement */
+  privilege?: string;
 }
 
 /** SQLSTATE of a session the server ended for idling past idle_session_timeout */
@@ -103,6 +105,9 @@ function tlsReason(tls: TlsChoice | undefined): string {
   return tls.mode === 'prefer' || tls.mode === 'allow' ? `${said}, which is read as sslmode=require here: the connection is encrypted or not made, never made in plain text` : said;
 }
 
+/** A record the service sent that cannot be loaded: a fresh snapshot would hold it again, so it is not offered. */
+const DATA_ERROR_ADVICE = 'Sync the table again; if it fails the same way, report the table and its schema version to the provider, with this message.';
+
 const DISABLE_ADVICE = 'On a network you trust, sslmode=disable in the URL (or PGSSLMODE=disable) connects without encryption.';
 const NO_VERIFY_ADVICE = 'For a server whose certificate cannot be verified, sslmode=require (or no-verify) encrypts without checking it.';
 
@@ -169,7 +174,11 @@ export function postgresError(err: unknown, ctx: PostgresErrorContext): DqError 
     );
   }
   if (e.code === '42501') {
-    return make('auth', `${where} denied a step of ${ctx.doing}: ${said}.`, 'Grant the user CREATE on the database (for schemas) and ownership of the synced tables.');
+    return make(
+      'auth',
+      `${where} denied a step of ${ctx.doing}: ${said}.`,
+      ctx.privilege ?? 'Grant the user CREATE on the database (for the namespaces\' schemas) and ownership of the synced tables.',
+    );
   }
   if (e.code === '3D000') {
     return make('usage', `${where}: ${said}.`, 'Create the database first (createdb), or fix its name in the URL.');
@@ -187,10 +196,10 @@ export function postgresError(err: unknown, ctx: PostgresErrorContext): DqError 
     return make('invalidResponse', `A result file is not valid gzip (${said}) while ${ctx.doing}${kept}.`, 'Run the sync again to download the results anew.');
   }
   if (e.code && /^22/.test(e.code)) {
-    return make('invalidResponse', `A record of the results does not fit its column while ${ctx.doing}: ${said}${kept}.`, 'Run the sync again; if it recurs, sync the table with a fresh snapshot (--resnapshot).');
+    return make('invalidResponse', `A record of the results does not fit its column while ${ctx.doing}: ${said}${kept}.`, DATA_ERROR_ADVICE);
   }
   if (e.code === '23502') {
-    return make('invalidResponse', `A record of the results has no value for a key column while ${ctx.doing}: ${said}${kept}.`, 'Run the sync again; if it recurs, sync the table with a fresh snapshot (--resnapshot).');
+    return make('invalidResponse', `A record of the results has no value for a key column while ${ctx.doing}: ${said}${kept}.`, DATA_ERROR_ADVICE);
   }
   if (e.code && IO_CODES.has(e.code)) {
     return make('io', `Cannot read a result file while ${ctx.doing}: ${said}${kept}.`, 'Check the download folder and run the sync again.');

@@ -6,7 +6,10 @@
 
 import type { TargetColumn, TargetTable, TargetType } from './syncTarget';
 
-export const META_TABLE = 'public.dq_sync_state';
+/** The meta table's schema and name, apart, for the catalog queries that take them so. */
+export const META_SCHEMA = 'public';
+export const META_NAME = 'dq_sync_state';
+export const META_TABLE = `${META_SCHEMA}.${META_NAME}`;
 
 /** The staging table: one jsonb record a row, numbered in the order the files hold them. */
 export const STAGE_TABLE = 'dq_stage';
@@ -23,27 +26,42 @@ export const CREATE_META_TABLE = `CREATE TABLE IF NOT EXISTS ${META_TABLE} (
   schema json NOT NULL,
   row_count bigint NOT NULL,
   ran_at timestamptz NOT NULL,
+  source text,
   PRIMARY KEY (namespace, "table")
 )`;
 
+/** A meta table made before sources were recorded gains the column; its rows have none (NULL). */
+export const ADD_SOURCE_COLUMN = `ALTER TABLE ${META_TABLE} ADD COLUMN IF NOT EXISTS source text`;
+
+/** The columns the meta table has now (none when it is missing). */
+export const META_COLUMNS = `SELECT a.attname AS name FROM pg_attribute a
+  WHERE a.attrelid = to_regclass('${META_TABLE}') AND a.attnum > 0 AND NOT a.attisdropped`;
+
 /**
- * Parameters: namespace, table, point, schema version, schema (JSON text), rows, ran at. The
+ * Parameters: namespace, table, point, schema version, schema (JSON text), rows, ran at, source. The
  * schema is `json`, not `jsonb`, so it comes back as the service wrote it: jsonb would sort
  * its members, and column order (composite keys included) is read from that order.
  */
 export const UPSERT_META_ROW = `INSERT INTO ${META_TABLE}
-  (namespace, "table", target_schema, target_table, point, schema_version, schema, row_count, ran_at)
-  VALUES ($1, $2, $1, $2, $3::timestamptz, $4, $5::json, $6, $7::timestamptz)
+  (namespace, "table", target_schema, target_table, point, schema_version, schema, row_count, ran_at, source)
+  VALUES ($1, $2, $1, $2, $3::timestamptz, $4, $5::json, $6, $7::timestamptz, $8)
   ON CONFLICT (namespace, "table") DO UPDATE SET
     target_schema = EXCLUDED.target_schema, target_table = EXCLUDED.target_table,
     point = EXCLUDED.point, schema_version = EXCLUDED.schema_version, schema = EXCLUDED.schema,
-    row_count = EXCLUDED.row_count, ran_at = EXCLUDED.ran_at`;
+    row_count = EXCLUDED.row_count, ran_at = EXCLUDED.ran_at, source = EXCLUDED.source`;
+
+/** Sets the source of a meta row that has none; parameters: namespace, table, source. */
+export const ADOPT_SOURCE = `UPDATE ${META_TABLE} SET source = $3 WHERE namespace = $1 AND "table" = $2 AND source IS NULL`;
 
 /** Times come back as UTC text to the microsecond, as stored (a Date would keep milliseconds). */
 const UTC_TEXT = `'YYYY-MM-DD"T"HH24:MI:SS.US'`;
-export const SELECT_META_ROWS = `SELECT namespace, "table", to_char(point AT TIME ZONE 'UTC', ${UTC_TEXT}) AS point,
-    schema_version, schema, row_count::text AS row_count, to_char(ran_at AT TIME ZONE 'UTC', ${UTC_TEXT}) AS ran_at
+/** The meta rows; `hasSource` is false for a meta table made before sources were recorded (read-only: it is not changed). */
+export function selectMetaRows(hasSource = true): string {
+  return `SELECT namespace, "table", to_char(point AT TIME ZONE 'UTC', ${UTC_TEXT}) AS point,
+    schema_version, schema, row_count::text AS row_count, to_char(ran_at AT TIME ZONE 'UTC', ${UTC_TEXT}) AS ran_at,
+    ${hasSource ? 'source' : 'NULL::text AS source'}
   FROM ${META_TABLE}`;
+}
 
 /** `2026-11-20T08:00:00.000000` (from SELECT_META_ROWS) as `2026-11-20T08:00:00Z`. */
 export function isoFromUtcText(text: string): string {

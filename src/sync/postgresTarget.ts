@@ -10,7 +10,8 @@
 // the job runs and its files download it runs a light statement now and then: a server with
 // idle_session_timeout, a pooler or a firewall would otherwise close it as idle, and the lock
 // with it. (Taking the lock again at apply time would leave a gap in which another sync could
-// apply the table; keeping the one lock leaves none.)
+// apply the table; keeping the one lock leaves none.) Opened read-only (sync status), the
+// target creates and changes nothing: a database never synced to reads as no tables.
 
 import { DqError } from '../client/errors';
 import { systemClock, type Clock } from '../core/clock';
@@ -19,7 +20,9 @@ import { PostgresEndpoint, type PostgresSession } from './postgresConnection';
 import { copyFileToStage } from './postgresCopy';
 import { IDLE_SESSION_TIMED_OUT, maskPassword, postgresError } from './postgresErrors';
 import {
+  ADD_SOURCE_COLUMN,
   addColumn,
+  ADOPT_SOURCE,
   catalogType,
   CREATE_META_TABLE,
   CREATE_STAGE,
@@ -33,12 +36,14 @@ import {
   LOCK_HOLDER,
   LOCK_KEYS,
   lockName,
+  META_COLUMNS,
   META_DDL_LOCK,
+  META_SCHEMA,
   META_TABLE,
   primaryKeyClause,
   qualifiedName,
   quoteIdent,
-  SELECT_META_ROWS,
+  selectMetaRows,
   stageNeedsMerge,
   TABLE_SHAPE,
   UPSERT_META_ROW,
@@ -64,6 +69,8 @@ export interface PostgresTargetOptions {
   env?: NodeJS.ProcessEnv;
   /** where ~/.pgpass is looked for (the user's home by default) */
   homeDir?: string;
+  /** only reads the meta table (dq sync-status): creates and changes nothing */
+  readOnly?: boolean;
 }
 
 interface TableLock {
@@ -83,6 +90,7 @@ interface MetaRow {
   schema: SyncState['schema'];
   row_count: string;
   ran_at: string;
+  source: string | null;
 }
 
 const DEFAULT_LOCK_WAIT_MS = 30_000;
@@ -94,7 +102,8 @@ const IDLE_SESSION_TIMEOUT = `SELECT setting FROM pg_settings WHERE name = 'idle
 const KEEP_ALIVE = 'SELECT 1';
 
 /** One table's meta row; parameters: namespace, table. */
-const SELECT_META_ROW = `${SELECT_META_ROWS} WHERE namespace = $1 AND "table" = $2`;
+const WHERE_TABLE = `WHERE namespace = $1 AND "table" = $2`;
+const SELECT_META_ROW = `${selectMetaRows()} ${WHERE_TABLE}`;
 
 function stateOf(row: MetaRow): SyncState {
   return {
@@ -105,7 +114,13 @@ function stateOf(row: MetaRow): SyncState {
     schema: row.schema,
     rows: Number(row.row_count),
     ranAt: isoFromUtcText(row.ran_at),
+    ...(row.source === null ? {} : { source: row.source }),
   };
+}
+
+/** `"etl"`: a name as a GRANT names it, from what the session says (a placeholder when unknown). */
+function grantName(name: string | undefined, placeholder: string): string {
+  return name ? quoteIdent(name) : placeholder;
 }
 
 function seconds(ms: number): string {
@@ -119,6 +134,7 @@ export class PostgresTarget implements SyncTarget {
   private readonly clock: Clock;
   private readonly lockWaitMs: number;
   private readonly keepAliveMs: number;
+  private readonly readOnly: boolean;
   private main?: PostgresSession;
   /** the meta session runs one statement at a time, whoever asks */
   private mainQueue: Promise<unknown> = Promise.resolve();
@@ -131,18 +147,34 @@ export class PostgresTarget implements SyncTarget {
     this.clock = options.clock ?? systemClock;
     this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
     this.keepAliveMs = Math.max(MIN_KEEP_ALIVE_MS, options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
+    this.readOnly = options.readOnly === true;
   }
 
   async open(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw this.cancelled('connecting');
     await this.onMain('connecting', async (session) => {
-      const doing = 'creating the meta table';
-      const { rows } = await this.run(session, doing, `SELECT to_regclass('${META_TABLE}') IS NOT NULL AS found`);
-      if (rows[0]?.found) return;
-      // two first syncs at once: the lock makes the second find the table the first created
-      await this.inShortTransaction(session, doing, [[META_DDL_LOCK, [META_TABLE]], [CREATE_META_TABLE]]);
-      this.logger.debug(`postgres: ${this.label}: created the meta table ${META_TABLE}`);
+      if (this.readOnly) return; // connected: what is there is read when asked
+      const columns = await this.metaColumns(session);
+      if (columns.size === 0) {
+        // two first syncs at once: the lock makes the second find the table the first created
+        const privilege =
+          `The meta table ${META_TABLE} is made in the schema ${META_SCHEMA}, where PostgreSQL 15 and later let only its owner create by default: ` +
+          `GRANT CREATE ON SCHEMA ${META_SCHEMA} TO ${grantName(session.client.user, '<user>')}; (or have a user who may create there run the first sync).`;
+        await this.inShortTransaction(session, 'creating the meta table', [[META_DDL_LOCK, [META_TABLE]], [CREATE_META_TABLE]], privilege);
+        this.logger.debug(`postgres: ${this.label}: created the meta table ${META_TABLE}`);
+      } else if (!columns.has('source')) {
+        // a meta table from before sources were recorded: its rows are adopted by their next sync
+        const privilege = `Only the owner of ${META_TABLE} may add the column: have the owner run ALTER TABLE ${META_TABLE} ADD COLUMN source text; (or one sync), then sync again.`;
+        await this.inShortTransaction(session, 'adding the column source to the meta table', [[META_DDL_LOCK, [META_TABLE]], [ADD_SOURCE_COLUMN]], privilege);
+        this.logger.debug(`postgres: ${this.label}: added the column source to the meta table ${META_TABLE}`);
+      }
     });
+  }
+
+  /** The meta table's columns by name; none when it is missing. */
+  private async metaColumns(session: PostgresSession): Promise<Set<string>> {
+    const { rows } = await this.run<{ name: string }>(session, 'reading the meta table', META_COLUMNS);
+    return new Set(rows.map((r) => r.name));
   }
 
   async lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>> {
@@ -229,17 +261,41 @@ export class PostgresTarget implements SyncTarget {
   }
 
   async readState(namespace: string, table: string): Promise<SyncState | undefined> {
-    const rows = await this.readMeta(SELECT_META_ROW, [namespace, table]);
+    const rows = await this.readMeta(WHERE_TABLE, [namespace, table]);
     return rows[0] ? stateOf(rows[0]) : undefined;
   }
 
   async listStates(): Promise<SyncState[]> {
-    return (await this.readMeta(`${SELECT_META_ROWS} ORDER BY namespace, "table"`)).map(stateOf);
+    return (await this.readMeta('ORDER BY namespace, "table"')).map(stateOf);
   }
 
-  private readMeta(sql: string, params?: unknown[]): Promise<MetaRow[]> {
+  async hasTable(namespace: string, table: string): Promise<boolean> {
+    const doing = `looking for the table ${lockName(namespace, table)}`;
+    return this.onMain(doing, async (session) => {
+      const { rows } = await this.run<{ found: boolean }>(session, doing, `SELECT to_regclass($1) IS NOT NULL AS found`, [qualifiedName(namespace, table)]);
+      return rows[0]?.found === true;
+    });
+  }
+
+  async adoptSource(namespace: string, table: string, source: string): Promise<void> {
+    if (this.readOnly) return;
+    const doing = 'recording the source in the meta table';
+    await this.onMain(doing, (session) => this.run(session, doing, ADOPT_SOURCE, [namespace, table, source]));
+  }
+
+  /** Meta rows (`rest` is the WHERE or ORDER BY). Read-only, a missing meta table is no rows, and an old one has no sources. */
+  private readMeta(rest: string, params?: unknown[]): Promise<MetaRow[]> {
     const doing = 'reading the meta table';
-    return this.onMain(doing, async (session) => (await this.run<MetaRow>(session, doing, sql, params)).rows);
+    return this.onMain(doing, async (session) => {
+      let hasSource = true;
+      if (this.readOnly) {
+        const columns = await this.metaColumns(session);
+        if (columns.size === 0) return [];
+        hasSource = columns.has('source');
+      }
+      const privilege = `Let the user read the meta table: GRANT SELECT ON ${META_TABLE} TO ${grantName(session.client.user, '<user>')};`;
+      return (await this.run<MetaRow>(session, doing, `${selectMetaRows(hasSource)} ${rest}`, params, privilege)).rows;
+    });
   }
 
   /** Runs work on the meta session (opened again when the last one was lost), one at a time. */
@@ -252,6 +308,7 @@ export class PostgresTarget implements SyncTarget {
   async apply(plan: ApplyPlan): Promise<ApplyResult> {
     const { table, signal } = plan;
     const name = lockName(table.namespace, table.table);
+    if (this.readOnly) throw new DqError('usage', `PostgreSQL at ${this.label} was opened only to read what was synced.`);
     if (keyColumns(table).length === 0) throw new DqError('usage', `${name} has no key columns, so its rows cannot be merged.`);
     let lock = this.locks.get(name);
     let ownRelease: (() => Promise<void>) | undefined;
@@ -312,7 +369,7 @@ export class PostgresTarget implements SyncTarget {
       const counted = await q(`SELECT count(*)::text AS n FROM ${qualifiedName(table.namespace, table.table)}`);
       const rows = Number(counted.rows[0].n);
       const { state } = plan;
-      await q(UPSERT_META_ROW, [table.namespace, table.table, state.point, state.schemaVersion, JSON.stringify(state.schema), rows, state.ranAt]);
+      await q(UPSERT_META_ROW, [table.namespace, table.table, state.point, state.schemaVersion, JSON.stringify(state.schema), rows, state.ranAt, state.source ?? null]);
       await q('COMMIT');
       inTransaction = false;
       // an abort that came too late to matter: its cancel must not hit the session's next statement
@@ -361,16 +418,17 @@ export class PostgresTarget implements SyncTarget {
     return this.main;
   }
 
-  private async run<T extends object = Record<string, unknown>>(session: PostgresSession, doing: string, sql: string, params?: unknown[]) {
+  /** Runs one statement; `privilege` is what to grant should the server deny it. */
+  private async run<T extends object = Record<string, unknown>>(session: PostgresSession, doing: string, sql: string, params?: unknown[], privilege?: string) {
     try {
       return await session.client.query<T & Record<string, unknown>>(sql, params);
     } catch (err) {
-      throw postgresError(err, this.endpoint.errorContext(doing));
+      throw postgresError(err, { ...this.endpoint.errorContext(doing), privilege });
     }
   }
 
-  /** Runs statements in a transaction of their own, committed at once. */
-  private async inShortTransaction(session: PostgresSession, doing: string, statements: [string, unknown[]?][]) {
+  /** Runs statements in a transaction of their own, committed at once; `privilege` is what to grant should the server deny it. */
+  private async inShortTransaction(session: PostgresSession, doing: string, statements: [string, unknown[]?][], privilege?: string) {
     try {
       await session.client.query('BEGIN');
       const results = [];
@@ -379,7 +437,7 @@ export class PostgresTarget implements SyncTarget {
       return results;
     } catch (err) {
       if (session.usable) await session.client.query('ROLLBACK').catch(() => undefined);
-      throw postgresError(err, this.endpoint.errorContext(doing));
+      throw postgresError(err, { ...this.endpoint.errorContext(doing), privilege });
     }
   }
 
@@ -390,10 +448,15 @@ export class PostgresTarget implements SyncTarget {
   private async ensureSchema(session: PostgresSession, namespace: string): Promise<void> {
     const { rows } = await session.client.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [namespace]);
     if (rows.length > 0) return;
-    await this.inShortTransaction(session, `creating the schema ${namespace}`, [
-      [META_DDL_LOCK, [`schema ${namespace}`]],
-      [`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(namespace)}`],
-    ]);
+    await this.inShortTransaction(
+      session,
+      `creating the schema ${namespace}`,
+      [
+        [META_DDL_LOCK, [`schema ${namespace}`]],
+        [`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(namespace)}`],
+      ],
+      `Each namespace gets a schema of its own: GRANT CREATE ON DATABASE ${grantName(session.client.database, '<database>')} TO ${grantName(session.client.user, '<user>')}; (or create the schema ${quoteIdent(namespace)} for the user, with it as owner).`,
+    );
   }
 
   /**

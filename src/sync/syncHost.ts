@@ -11,10 +11,14 @@ import { redact, type Logger } from '../core/logger';
 import type { FromSyncHost, LogLevel, SyncRunRequest, SyncStateSummary, ToSyncHost } from './syncProtocol';
 import type { TableSyncReport } from './syncReport';
 import { runSync } from './syncRunner';
+import { sourceIdentity } from './syncSource';
 import { createTarget, parseTargetSpec } from './targetSpec';
 
 /** How a table that needs a fresh snapshot gets one in the editor. */
 const RESNAPSHOT_HINT = 'Take a fresh snapshot, which replaces the table: choose Resnapshot, or run the command again with resnapshot: true.';
+/** The same for a table that came from another service, which may rather go to another target. */
+const OTHER_SOURCE_HINT =
+  "Take a fresh snapshot from this connection, which replaces the table: choose Resnapshot, or run the command again with resnapshot: true; or sync into another target (the dataQuery.sync.target setting).";
 
 const stop = new AbortController();
 
@@ -59,6 +63,7 @@ async function run(request: SyncRunRequest): Promise<TableSyncReport[]> {
       const reports = await runSync({
         client,
         target,
+        source: service.source ?? sourceIdentity(service),
         namespace: request.namespace,
         tables: request.tables,
         resnapshot: request.resnapshot,
@@ -67,7 +72,7 @@ async function run(request: SyncRunRequest): Promise<TableSyncReport[]> {
         onProgress: (progress) => void send({ type: 'progress', progress }),
         logger,
       });
-      return reports.map((r) => (r.needsResnapshot && r.error ? { ...r, error: { ...r.error, hint: RESNAPSHOT_HINT } } : r));
+      return reports.map((r) => (r.needsResnapshot && r.error ? { ...r, error: { ...r.error, hint: r.error.reason === 'otherSource' ? OTHER_SOURCE_HINT : RESNAPSHOT_HINT } } : r));
     } finally {
       await target.close();
     }

@@ -16,6 +16,12 @@ export interface SyncServiceConfig {
   baseUrl: string;
   dataPrefix: string;
   scope?: string;
+  /**
+   * the source the meta table records for this service, when not the one its base URL, data
+   * prefix and scope make (see syncSource.ts): the sample data's emulator has another address
+   * each time it starts
+   */
+  source?: string;
   allowInsecureHttp: boolean;
   clientId: string;
   clientSecret: string;

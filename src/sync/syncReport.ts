@@ -17,8 +17,11 @@ export interface TableSyncReport {
   point?: string;
   schemaVersion?: number;
   seconds: number;
-  /** for a failed table: the message a person can act on, and the error's kind */
-  error?: { kind: string; message: string; hint?: string; uuid?: string };
+  /**
+   * for a failed table: the message a person can act on, and the error's kind; `reason`
+   * `otherSource` when the table came from another service (a fresh snapshot or another target)
+   */
+  error?: { kind: string; message: string; hint?: string; uuid?: string; reason?: 'otherSource' };
   /** true when the table needs a fresh snapshot (`--resnapshot`) to go on */
   needsResnapshot?: boolean;
 }

@@ -6,7 +6,10 @@
 // it starts), so a namespace of many tables never earns a 429. One failing table never stops
 // the others: each ends in its own report. A schema change that cannot be applied in place,
 // or a point older than the history the service keeps, stops that table and says that a fresh
-// snapshot (`resnapshot`) is needed. The caller opens the target before and closes it after.
+// snapshot (`resnapshot`) is needed; so does a table the meta table says came from another
+// service (another base URL, data prefix or scope), before any job is made for it. A table whose
+// meta row outlived it (someone dropped it) gets a fresh snapshot, as a table never synced does.
+// The caller opens the target before and closes it after.
 
 import * as os from 'node:os';
 import { DqError, isCancelled, isDqError } from '../client/errors';
@@ -33,6 +36,12 @@ export interface SyncRunOptions {
   client: SyncClient;
   /** opened by the caller, who also closes it */
   target: SyncTarget;
+  /**
+   * the service the client reads, as the meta table records it (`sourceIdentity()` of its base
+   * URL, data prefix and scope, or the editor's name for its sample data); an incremental from
+   * another source than the stored one is refused
+   */
+  source: string;
   namespace: string;
   /** the tables to sync, or every table of the namespace */
   tables: readonly string[] | 'all';
@@ -117,12 +126,19 @@ class TableRuns {
     const name = `${namespace}.${run.table}`;
     run.state = await target.readState(namespace, run.table);
     run.kind = run.state && !this.o.resnapshot ? 'changes' : 'snapshot';
+    if (run.kind === 'changes' && !(await target.hasTable(namespace, run.table))) {
+      // as for a table never synced: nothing is there to keep, so a snapshot loses nothing
+      this.logger.warn(`${name}: the table is missing from ${target.label}, though the meta table records its last sync (to ${run.state?.point}); taking a fresh snapshot.`);
+      run.kind = 'snapshot';
+    }
+    if (run.kind === 'changes') this.checkSource(run);
     run.envelope = await client.getSchema(namespace, run.table, { signal });
     let added = this.addedColumns(run);
     const since = run.kind === 'changes' ? run.state?.point : undefined;
     if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) {
       // a warning: an --until asked for and not applied must not pass unseen
       this.logger.warn(`${name}: already synced to ${since}, which is later than the until asked for (${until}); left as it is (a resnapshot starts it again from a fresh snapshot).`);
+      await this.adoptSource(run);
       return this.report(run, 'unchanged', { upserted: 0, deleted: 0, rows: run.state?.rows, point: since });
     }
     this.progress(run.table, 'querying');
@@ -143,7 +159,7 @@ class TableRuns {
         },
       });
     } catch (err) {
-      if (run.kind === 'changes' && isDqError(err) && (err.kind === 'snapshotRequired' || err.type === 'OutOfRange')) return this.rangeRefused(run, err);
+      if (run.kind === 'changes' && isDqError(err) && (err.kind === 'snapshotRequired' || err.type === 'OutOfRange')) return await this.rangeRefused(run, err);
       throw err;
     }
     const point = run.kind === 'snapshot' ? job.at : job.until;
@@ -172,7 +188,7 @@ class TableRuns {
         table: targetTableOf(namespace, run.table, run.envelope),
         files: files.map((f) => f.path),
         addedColumns: added,
-        state: { namespace, table: run.table, point, schemaVersion: run.envelope.version, schema: run.envelope.schema, ranAt: isoUtc(this.clock.now()) },
+        state: { namespace, table: run.table, point, schemaVersion: run.envelope.version, schema: run.envelope.schema, ranAt: isoUtc(this.clock.now()), source: this.o.source },
         signal,
       });
       const outcome = run.kind === 'changes' && result.upserted === 0 && result.deleted === 0 && added.length === 0 ? 'unchanged' : 'synced';
@@ -181,6 +197,27 @@ class TableRuns {
     } finally {
       await removeWorkFolder(folder);
     }
+  }
+
+  /**
+   * Refuses changes from another service than the one the table's rows came from: applied on
+   * top of them, they would mix two services' rows. A meta row without a source (written before
+   * sources were recorded) is taken to be this one's, and records it with this run.
+   */
+  private checkSource(run: TableRun): void {
+    const stored = run.state?.source;
+    if (stored === undefined || stored === this.o.source) return;
+    const name = `${this.o.namespace}.${run.table}`;
+    throw new DqError('snapshotRequired', `${name} in ${this.o.target.label} was synced from ${stored}, not from ${this.o.source}: the changes of one service cannot be applied to the rows of another.`, {
+      hint: `Take a fresh snapshot from this service, which replaces the table: sync it with --resnapshot (dq sync ${this.o.namespace} ${run.table} --resnapshot); or sync to another target (--to).`,
+      details: { reason: 'otherSource', source: stored },
+    });
+  }
+
+  /** Records this run's source in a meta row that has none, when the run ends without applying anything. */
+  private async adoptSource(run: TableRun): Promise<void> {
+    if (!run.state || run.state.source !== undefined) return;
+    await this.o.target.adoptSource(this.o.namespace, run.table, this.o.source);
   }
 
   /** Columns to add in place; throws (needing a snapshot) for a change that cannot be applied. */
@@ -200,13 +237,14 @@ class TableRuns {
   }
 
   /** The service refused `since`: nothing newer yet, or older than the history it keeps. */
-  private rangeRefused(run: TableRun, err: DqError): TableSyncReport {
+  private async rangeRefused(run: TableRun, err: DqError): Promise<TableSyncReport> {
     const point = run.state?.point as string;
     const earliest = typeof err.details?.since === 'string' ? err.details.since : undefined;
     const latest = typeof err.details?.until === 'string' ? err.details.until : undefined;
     const older = earliest !== undefined && Date.parse(point) < Date.parse(earliest);
     if (!older && latest !== undefined && Date.parse(latest) <= Date.parse(point)) {
       this.logger.info(`${this.o.namespace}.${run.table}: nothing newer than ${point} yet.`);
+      await this.adoptSource(run);
       return this.report(run, 'unchanged', { upserted: 0, deleted: 0, rows: run.state?.rows, point });
     }
     if (!older && !/snapshot/i.test(err.type ?? '')) throw err;
@@ -271,6 +309,7 @@ class TableRuns {
     report.error = { kind: e.kind, message: e.message };
     if (e.hint) report.error.hint = e.hint;
     if (e.uuid) report.error.uuid = e.uuid;
+    if (e.details?.reason === 'otherSource') report.error.reason = 'otherSource';
     if (e.kind === 'snapshotRequired' && run.kind === 'changes') report.needsResnapshot = true;
     return report;
   }

@@ -1,6 +1,6 @@
 // What a sync target is to the sync runner: a database (a DuckDB file or a PostgreSQL server)
 // that holds one table per service table, `<namespace>.<table>`, and a meta table,
-// `dq_sync_state`, with the point each table reached. The runner decides what to query and
+// `dq_sync_state`, with the point each table reached and the service it came from. The runner decides what to query and
 // hands a target the downloaded result objects of one job (gzip JSONL, as the service sends
 // them, never decompressed on disk); the target applies them in one transaction together
 // with the new meta row, so the meta row never claims a point whose changes are not applied.
@@ -42,6 +42,11 @@ export interface SyncState {
   rows: number;
   /** when the run finished (ISO) */
   ranAt: string;
+  /**
+   * the service the rows came from (see syncSource.ts); missing in a row written before
+   * sources were recorded, which the next sync of the table adopts
+   */
+  source?: string;
 }
 
 /** What one run applies: a whole snapshot (replaces the table) or a set of changes. */
@@ -68,7 +73,10 @@ export interface ApplyResult {
 export interface SyncTarget {
   /** how the target is shown to a person: a file path, or a URL without its password */
   readonly label: string;
-  /** Connects, creates the meta table when missing. */
+  /**
+   * Connects; creates the meta table when missing, or adds what an older one lacks. A target
+   * opened read-only creates and changes nothing: a missing meta table reads as no rows.
+   */
   open(signal?: AbortSignal): Promise<void>;
   /**
    * Takes the advisory lock of one table, so two syncs of the same target never apply the
@@ -78,6 +86,10 @@ export interface SyncTarget {
   lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>>;
   readState(namespace: string, table: string): Promise<SyncState | undefined>;
   listStates(): Promise<SyncState[]>;
+  /** Whether the table `<namespace>.<table>` exists in the target (a meta row may outlive it). */
+  hasTable(namespace: string, table: string): Promise<boolean>;
+  /** Records `source` in the table's meta row when that row has none yet; any other row stays as it is. */
+  adoptSource(namespace: string, table: string, source: string): Promise<void>;
   /** Applies the plan in one transaction (table DDL, rows and meta row); all or nothing. */
   apply(plan: ApplyPlan): Promise<ApplyResult>;
   close(): Promise<void>;

@@ -122,7 +122,7 @@ export interface TargetDeps {
   clock?: Clock;
   /** how long to wait for a table or file another sync holds */
   lockWaitMs?: number;
-  /** only reads the meta table (sync status) */
+  /** only reads the meta table (sync status): creates and changes nothing, in a file or a server */
   readOnly?: boolean;
   /** where PostgreSQL's PGPASSWORD, PGPASSFILE, PGSSLMODE and HOME (for ~/.pgpass) are read (process.env by default) */
   env?: NodeJS.ProcessEnv;
@@ -136,5 +136,5 @@ export function createTarget(spec: TargetSpec, deps: TargetDeps): SyncTarget {
   }
   const postgres = require('./postgresTarget') as { PostgresTarget: typeof PostgresTarget };
   const homeDir = deps.env?.HOME || undefined;
-  return new postgres.PostgresTarget({ url: spec.url, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs, env: deps.env, homeDir });
+  return new postgres.PostgresTarget({ url: spec.url, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs, env: deps.env, homeDir, readOnly: deps.readOnly });
 }

@@ -20,7 +20,7 @@ import { readProxySettings } from '../proxySettings';
 import { registerSyncCommands } from './syncCommands';
 import type { SyncedTablesModel } from './syncedTablesModel';
 import { SyncService } from './syncService';
-import { syncServiceConfig } from './syncServiceConfig';
+import { syncServiceConfig, syncSourceOf } from './syncServiceConfig';
 import { settingOrigin, SyncTargetConsent } from './syncTargetConsent';
 import { parseSyncTarget, SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 
@@ -51,6 +51,11 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
       workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri.fsPath : undefined,
     });
   const consent = new SyncTargetConsent(context.globalState, () => settingOrigin(vscode.workspace.getConfiguration().inspect(SYNC_TARGET_SETTING)));
+  // a table is marked under the connections that reach the service it came from
+  model.useSourceOf((name) => {
+    const connection = store.list().find((c) => c.name === name);
+    return connection && syncSourceOf(connection);
+  });
   const host = new SyncHostClient({ hostScript: context.asAbsolutePath(path.join('dist', 'syncHost.js')), logger });
   const service = new SyncService({
     host,

@@ -1,11 +1,13 @@
 // What the sync host needs to reach a connection's service: its address, the credentials
 // (read at the moment of the run: from SecretStorage for a remote connection, the emulator's
 // generated ones for the sample data), the proxy and the rate limits. Pure: the settings and
-// secrets are handed in, so plain tests can use it.
+// secrets are handed in, so plain tests can use it. Also the source the meta table records for
+// a connection's tables, which says whose tables the explorer marks.
 
 import type { Operation } from '../../core/contract';
 import type { Credentials, ProxyOptions } from '../../client/types';
 import type { SyncServiceConfig } from '../../sync/syncProtocol';
+import { sourceIdentity } from '../../sync/syncSource';
 import type { Connection, RemoteConnection } from '../connections/connectionConfig';
 import type { SampleEmulator } from '../connections/sampleEmulatorHost';
 
@@ -19,6 +21,17 @@ export interface ServiceConfigDeps {
   userAgent: string;
 }
 
+/**
+ * The source recorded for the sample data: its emulator listens on another port each time it
+ * starts, and its data is the same whatever the port, so the address cannot stand for it.
+ */
+export const SAMPLE_DATA_SOURCE = 'sample data';
+
+/** The source the meta table records for the tables a connection syncs (see src/sync/syncSource.ts). */
+export function syncSourceOf(connection: Connection): string {
+  return connection.kind === 'sample' ? SAMPLE_DATA_SOURCE : sourceIdentity(connection);
+}
+
 export async function syncServiceConfig(connection: Connection, deps: ServiceConfigDeps): Promise<SyncServiceConfig> {
   const common = { rateLimits: deps.rateLimits(), userAgent: deps.userAgent };
   if (connection.kind === 'sample') {
@@ -27,6 +40,7 @@ export async function syncServiceConfig(connection: Connection, deps: ServiceCon
       ...common,
       baseUrl: emulator.baseUrl,
       dataPrefix: emulator.dataPrefix,
+      source: SAMPLE_DATA_SOURCE,
       allowInsecureHttp: false,
       clientId: emulator.clientId,
       clientSecret: emulator.clientSecret,
@@ -40,6 +54,7 @@ export async function syncServiceConfig(connection: Connection, deps: ServiceCon
     baseUrl: connection.baseUrl,
     dataPrefix: connection.dataPrefix,
     scope: connection.scope,
+    source: syncSourceOf(connection),
     allowInsecureHttp: connection.allowInsecureHttp,
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,

@@ -13,6 +13,8 @@ export interface SyncedTableState {
   schemaVersion?: number;
   /** when the run finished (ISO) */
   ranAt?: string;
+  /** the service the rows came from, as the meta table records it */
+  source?: string;
 }
 
 const MAX_TABLES_SHOWN = 2;
@@ -111,7 +113,7 @@ export function syncedMarkText(state: SyncedTableState): string {
 
 /** The tooltip paragraph of a synced table. */
 export function syncedTooltipText(state: SyncedTableState, targetLabel: string, now: number): string {
-  const facts = [`Synced to ${targetLabel}: data as of ${formatPoint(state.point)}, ${plural(state.rows, 'row')}`];
+  const facts = [`Synced to ${targetLabel}${state.source ? ` from ${state.source}` : ''}: data as of ${formatPoint(state.point)}, ${plural(state.rows, 'row')}`];
   if (state.schemaVersion !== undefined) facts.push(`schema version ${state.schemaVersion}`);
   const ranAt = state.ranAt ? Date.parse(state.ranAt) : NaN;
   if (!Number.isNaN(ranAt)) facts.push(`last run ${now - ranAt < 10_000 ? 'just now' : `${formatDuration(now - ranAt)} ago`}`);

@@ -1,8 +1,11 @@
 // Which tables the sync target holds, and the stage of those being synced now: the one source
 // the explorer's marks, the commands and the SQL console read. Fed by the reports of runs in
-// this window and by the target's meta table (read through the sync host). The meta table does
-// not say which connection a table came from, so the model remembers that for the runs of this
-// editor (in global storage); a table synced elsewhere (say by `dq sync`) is marked under every
+// this window and by the target's meta table (read through the sync host). The meta table
+// records the service each table came from (base URL, data prefix and scope, or the sample
+// data), so a table is marked under the connections that reach that service, whoever synced
+// it (this editor or `dq sync`): those are the ones whose sync goes on from its point. A row
+// from before sources were recorded falls back to what this editor remembers (in global
+// storage) of which connection synced it, or, synced elsewhere, is marked under every
 // connection. Pure: no `vscode` import.
 
 import type { Clock } from '../../core/clock';
@@ -15,6 +18,9 @@ export interface SyncedTable extends SyncedTableState {
   namespace: string;
   table: string;
 }
+
+/** The source a connection's syncs record (see syncSourceOf), by connection name; undefined for a name not in the settings. */
+export type SourceOfConnection = (connection: string) => string | undefined;
 
 /** The tables whose mark may have changed: only those are redrawn. */
 export interface SyncedChange {
@@ -40,11 +46,17 @@ export class SyncedTablesModel {
   private readonly activity = new Map<string, SyncProgress>();
   private readonly changed = new Emitter<SyncedChange>();
   readonly onDidChange = this.changed.event;
+  private sourceOf?: SourceOfConnection;
 
   constructor(
     private readonly memento: OriginMemento,
     private readonly clock: Clock,
   ) {}
+
+  /** How a connection's source is found: from then on a row's source decides under which connections it is marked. */
+  useSourceOf(sourceOf: SourceOfConnection): void {
+    this.sourceOf = sourceOf;
+  }
 
   /** The target whose tables the model holds. */
   get targetLabel(): string | undefined {
@@ -76,6 +88,7 @@ export class SyncedTablesModel {
         rows: row.rows,
         schemaVersion: row.schemaVersion,
         ranAt: row.ranAt,
+        ...(row.source === undefined ? {} : { source: row.source }),
       });
     }
     const changed = [...new Set([...before.keys(), ...this.states.keys()])]
@@ -95,6 +108,8 @@ export class SyncedTablesModel {
       origins[originKey(spec, r.namespace, r.table)] = connection;
       if (this.target?.spec !== spec || !r.point || r.rows === undefined) continue;
       const before = this.states.get(tableKey(r.namespace, r.table));
+      // the run recorded its connection's source (a row without one adopts it)
+      const source = this.sourceOf?.(connection) ?? before?.source;
       this.states.set(tableKey(r.namespace, r.table), {
         namespace: r.namespace,
         table: r.table,
@@ -102,6 +117,7 @@ export class SyncedTablesModel {
         rows: r.rows,
         schemaVersion: r.schemaVersion ?? before?.schemaVersion,
         ranAt: new Date(this.clock.now()).toISOString(),
+        ...(source === undefined ? {} : { source }),
       });
     }
     await this.memento.update(ORIGINS_KEY, origins);
@@ -124,10 +140,15 @@ export class SyncedTablesModel {
     if (ended.length > 0) this.changed.fire({ tables: ended.map((k) => ({ namespace, table: k.slice(prefix.length) })) });
   }
 
-  /** The table as the target holds it, for a connection's node: not when another connection of this editor synced it. */
+  /**
+   * The table as the target holds it, for a connection's node: only when it came from that
+   * connection's service (a sync from it goes on from the table's point). A row without a
+   * source: not when another connection of this editor synced it.
+   */
   stateOf(connection: string, namespace: string, table: string): SyncedTable | undefined {
     const state = this.states.get(tableKey(namespace, table));
     if (!state || !this.target) return undefined;
+    if (state.source !== undefined && this.sourceOf) return this.sourceOf(connection) === state.source ? state : undefined;
     const origin = this.origins()[originKey(this.target.spec, namespace, table)];
     return origin === undefined || origin === connection ? state : undefined;
   }

@@ -63,7 +63,8 @@ describe('dq sync and dq sync-status', function () {
       out.tables.map((r) => [r.namespace, r.table, r.point, r.rows, r.schemaVersion]),
     );
     for (const s of listed.tables) {
-      assert.deepEqual(Object.keys(s).sort(), ['namespace', 'point', 'ranAt', 'rows', 'schemaVersion', 'table'], 'the schema itself is left out');
+      assert.deepEqual(Object.keys(s).sort(), ['namespace', 'point', 'ranAt', 'rows', 'schemaVersion', 'source', 'table'], 'the schema itself is left out');
+      assert.equal(s.source, `${emu.baseUrl}/${emu.dataPrefix}`, 'the service the rows came from');
     }
 
     const text = await dq(['sync-status'], { DQ_SYNC_TARGET: file });
@@ -71,7 +72,7 @@ describe('dq sync and dq sync-status', function () {
     const lines = text.stdout.trim().split('\n');
     assert.equal(lines.length, out.tables.length);
     for (const [i, r] of out.tables.entries()) {
-      assert.match(lines[i], new RegExp(`^catalog\\.${r.table}\\s+${r.point}\\s+${r.rows!.toLocaleString('en-US')} rows\\s+schema v${r.schemaVersion}\\s+ran \\S+$`));
+      assert.match(lines[i], new RegExp(`^catalog\\.${r.table}\\s+${r.point}\\s+${r.rows!.toLocaleString('en-US')} rows\\s+schema v${r.schemaVersion}\\s+ran \\S+\\s+from ${emu.baseUrl}/dap$`));
     }
   });
 
@@ -153,6 +154,34 @@ describe('dq sync and dq sync-status', function () {
       }
     } finally {
       await raised.close();
+    }
+  });
+
+  it('will not apply another service\'s changes (another --base-url or --scope) to a table, and says to resnapshot or sync elsewhere', async () => {
+    const fast = ['--rate-limits', 'createJob=50'];
+    const first = await dq(['sync', 'catalog', 'products', '--to', 'services.duckdb', ...fast]);
+    assert.equal(first.code, 0, first.stderr);
+    const other = await startEmulator({ jobDelayMs: 0, limits: false, seed: 7 });
+    try {
+      const otherEnv = { DQ_BASE_URL: other.baseUrl, DQ_DATA_PREFIX: other.dataPrefix, DQ_CLIENT_ID: other.clientId, DQ_CLIENT_SECRET: other.clientSecret };
+      for (const [argv, extraEnv, from] of [
+        [[], otherEnv, `${other.baseUrl}/dap`],
+        [['--scope', 'acct-2'], {}, `${emu.baseUrl}/dap?scope=acct-2`],
+      ] as const) {
+        const refused = await dq(['sync', 'catalog', 'products', '--to', 'services.duckdb', ...fast, ...argv], extraEnv);
+        assert.equal(refused.code, 6, refused.stderr); // as for every table that needs a fresh snapshot
+        assert.equal(
+          refused.stdout.trim(),
+          `catalog.products  failed  snapshotRequired: catalog.products in ${path.join(tmp, 'services.duckdb')} was synced from ${emu.baseUrl}/dap, not from ${from}: ` +
+            'the changes of one service cannot be applied to the rows of another. Take a fresh snapshot from this service, which replaces the table: ' +
+            'sync it with --resnapshot (dq sync catalog products --resnapshot); or sync to another target (--to).',
+        );
+      }
+      assert.equal(other.requestLog.entries().filter((e) => e.operation === 'createJob').length, 0, 'no job was made');
+      const elsewhere = await dq(['sync', 'catalog', 'products', '--to', 'other-service.duckdb', ...fast], otherEnv);
+      assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    } finally {
+      await other.close();
     }
   });
 

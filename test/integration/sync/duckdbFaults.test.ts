@@ -11,15 +11,14 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
-import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { tmpfsForSuite } from '../../support/tmpfsMount';
-import { assertSameRows, dqEnvOf, syncedRows, SyncFixture, syncInto, withTarget, type TableRows } from './syncFixture';
+import { assertSameRows, dqEnvOf, syncedRows, SyncFixture, syncInto, withTarget, type TableRows, type SyncOptions } from './syncFixture';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 200_000;
 
-function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+function sync(file: string, options: SyncOptions): Promise<TableSyncReport[]> {
   return syncInto(new DuckdbTarget({ path: file }), options);
 }
 

@@ -11,12 +11,27 @@ import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { SyncProgress, TableSyncReport } from '../../../src/sync/syncReport';
-import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
-import { alterDatabase, assertSameRows, columnTypes, keyCountOf, syncedRows, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows } from './syncFixture';
+import {
+  alterDatabase,
+  assertSameRows,
+  columnTypes,
+  keyCountOf,
+  LogLines,
+  sourceOf,
+  syncedRows,
+  SyncFixture,
+  syncInto,
+  walkPoints,
+  walkSchemaChanges,
+  withDatabase,
+  withTarget,
+  type SyncOptions,
+  type TableRows,
+} from './syncFixture';
 
 /** One sync into the database file. */
-function sync(file: string, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+function sync(file: string, options: SyncOptions): Promise<TableSyncReport[]> {
   return syncInto(new DuckdbTarget({ path: file }), options);
 }
 
@@ -102,7 +117,8 @@ describe('sync to a DuckDB file from the emulator', function () {
     const metaBefore = await states(file);
     const failing = await fixture.sibling({ faults: 'jobFail=1' });
     try {
-      const reports = byTable(await sync(file, { client: failing.client, namespace: 'canvas', tables: ['users', 'enrollments'], until: p1 }));
+      // the same service (same history) behind another address: recorded as the first one
+      const reports = byTable(await sync(file, { client: failing.client, source: sourceOf(fixture.client), namespace: 'canvas', tables: ['users', 'enrollments'], until: p1 }));
       for (const r of Object.values(reports)) {
         assert.equal(r.outcome, 'failed');
         assert.equal(r.error?.kind, 'jobFailed');
@@ -158,6 +174,106 @@ describe('sync to a DuckDB file from the emulator', function () {
     assert.equal(report.needsResnapshot, true);
     assert.match(report.error?.message ?? '', /reached 2020-01-01T00:00:00Z, which is older than the history the service keeps \(it keeps changes from /);
     assert.equal((await states(file))[0].point, '2020-01-01T00:00:00Z');
+  });
+
+  it('refuses the changes of another service on top of a table synced from one, before any job; --resnapshot takes that service\'s rows instead', async () => {
+    const file = path.join(fixture.dir, 'two-services.duckdb');
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], until: p0 });
+    const first = sourceOf(fixture.client);
+    assert.deepEqual((await states(file)).map((s) => [s.table, s.source]), [['courses', first], ['users', first]]);
+    const usersBefore = await syncedRows(file, 'canvas', 'users', 1);
+    const metaBefore = await states(file);
+
+    // another service: other credentials' data, at another address (the sample data, then a real one)
+    const other = await SyncFixture.start({ rows: 3000, seed: 99 });
+    try {
+      const second = sourceOf(other.client);
+      const [refused] = await sync(file, { client: other.client, namespace: 'canvas', tables: ['users'], until: p1 });
+      assert.equal(refused.outcome, 'failed', JSON.stringify(refused));
+      assert.equal(refused.needsResnapshot, true);
+      assert.equal(refused.error?.kind, 'snapshotRequired');
+      assert.equal(refused.error?.reason, 'otherSource');
+      assert.equal(
+        refused.error?.message,
+        `canvas.users in ${file} was synced from ${first}, not from ${second}: the changes of one service cannot be applied to the rows of another.`,
+      );
+      assert.match(refused.error?.hint ?? '', /--resnapshot \(dq sync canvas users --resnapshot\); or sync to another target \(--to\)/);
+      assert.equal(refused.point, p0, 'the report names the point kept');
+      assert.equal(other.emulator.requestLog.entries().filter((e) => e.operation === 'createJob').length, 0, 'no job was made');
+      assert.deepEqual(await syncedRows(file, 'canvas', 'users', 1), usersBefore);
+      assert.deepEqual(await states(file), metaBefore);
+
+      const [fresh] = await sync(file, { client: other.client, namespace: 'canvas', tables: ['users'], until: p1, resnapshot: true });
+      assert.deepEqual([fresh.outcome, fresh.kind], ['synced', 'snapshot']);
+      await assertEqualTables(file, 'canvas', 'users', await other.reference('canvas', 'users', p1));
+      assert.deepEqual((await states(file)).map((s) => [s.table, s.source]), [['courses', first], ['users', second]]);
+
+      // from now on the first service's changes are the ones refused for users, not for courses
+      const back = byTable(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'] }));
+      assert.equal(back.users.error?.reason, 'otherSource', JSON.stringify(back.users));
+      assert.deepEqual([back.courses.outcome, back.courses.kind], ['synced', 'changes']);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a meta table from before sources were recorded is read as it is, and each table\'s next sync records its source', async () => {
+    const file = path.join(fixture.dir, 'older.duckdb');
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'quizzes'], until: p0 });
+    // as an older version of dq left it
+    await alterDatabase(file, 'ALTER TABLE main.dq_sync_state DROP COLUMN source');
+    const metaColumns = (): Promise<string[]> =>
+      withDatabase(file, async (db) => {
+        const conn = await db.connect();
+        const reader = await conn.runAndReadAll("SELECT column_name FROM duckdb_columns() WHERE table_name = 'dq_sync_state' ORDER BY column_index");
+        conn.closeSync();
+        return reader.getRowsJson().map(([name]) => String(name));
+      });
+    const older = await states(file);
+    assert.deepEqual(older.map((s) => [s.table, s.point, s.source]), [['quizzes', p0, undefined], ['users', p0, undefined]]);
+    assert.ok(!(await metaColumns()).includes('source'), 'reading changes nothing');
+
+    const adopted = byTable([
+      ...(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users'], until: p1 })),
+      // already past the point asked for: nothing is applied, the source is recorded all the same
+      ...(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], until: fixture.point(4) })),
+    ]);
+    assert.deepEqual([adopted.users.outcome, adopted.users.kind], ['synced', 'changes']);
+    assert.equal(adopted.quizzes.outcome, 'unchanged');
+    await assertEqualTables(file, 'canvas', 'users', await fixture.reference('canvas', 'users', p1));
+    assert.deepEqual((await states(file)).map((s) => [s.table, s.source]), [['quizzes', sourceOf(fixture.client)], ['users', sourceOf(fixture.client)]]);
+    assert.equal((await metaColumns()).at(-1), 'source');
+  });
+
+  it('syncs into a file named like the namespace (Canvas.duckdb), which DuckDB also gives the database as its name', async () => {
+    const file = path.join(fixture.dir, 'Canvas.duckdb');
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    const first = byTable(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], until: p0 }));
+    assert.deepEqual(Object.values(first).map((r) => [r.table, r.outcome, r.kind, r.error?.message]), [['users', 'synced', 'snapshot', undefined], ['courses', 'synced', 'snapshot', undefined]]);
+    const next = byTable(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], until: p1 }));
+    assert.deepEqual(Object.values(next).map((r) => [r.table, r.outcome, r.kind]), [['users', 'synced', 'changes'], ['courses', 'synced', 'changes']]);
+    for (const table of ['users', 'courses']) await assertEqualTables(file, 'canvas', table, await fixture.reference('canvas', table, p1));
+    assert.deepEqual((await states(file)).map((s) => [s.table, s.point]), [['courses', p1], ['users', p1]]);
+  });
+
+  it('a table dropped from the file while its meta row stayed gets a fresh snapshot, with one job and a warning', async () => {
+    const file = path.join(fixture.dir, 'dropped.duckdb');
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users'], until: p0 });
+    await alterDatabase(file, 'DROP TABLE canvas.users');
+    const jobs = (): number => fixture.emulator.requestLog.entries().filter((e) => e.operation === 'createJob').length;
+    const jobsBefore = jobs();
+    const log = new LogLines();
+    const [report] = await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users'], until: p1, logger: log });
+    assert.deepEqual([report.outcome, report.kind, report.point], ['synced', 'snapshot', p1], JSON.stringify(report));
+    assert.equal(jobs() - jobsBefore, 1, 'one job: the snapshot');
+    assert.ok(
+      log.lines.some((l) => l === `canvas.users: the table is missing from ${file}, though the meta table records its last sync (to ${p0}); taking a fresh snapshot.`),
+      log.lines.join('\n'),
+    );
+    await assertEqualTables(file, 'canvas', 'users', await fixture.reference('canvas', 'users', p1));
   });
 
   it('keeps within the create-job budget: tables wait their turn, reported as queued, and the service never answers 429', async () => {

@@ -9,7 +9,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 import { nullLogger } from '../../../src/core/logger';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
@@ -139,6 +139,31 @@ describe('the DuckDB sync target', function () {
     const changes = await writeGzJsonl(dir, [line({ meta: { ts: T1 }, key: { id: 1 }, value: { name: 'one again' } }), line(d(2, T1)), line({ meta: { ts: T1 }, key: { id: 4 }, value: { name: 'four' } })]);
     assert.deepEqual(await withTarget(file, (t) => t.apply(plan('changes', [changes], T1))), { upserted: 2, deleted: 1, rows: 3 });
     assert.deepEqual(await rows(file, 'name'), { '1': ['one again'], '3': ['three'], '4': ['four'] });
+  });
+
+  it('loads a record whose nested object is a truncation marker, or whose text ends in half an emoji, instead of failing the table', async () => {
+    const file = path.join(dir, 'lenient.duckdb');
+    const before = new Set(await fs.readdir(dir));
+    const snapshot = await writeGzJsonl(dir, [
+      JSON.stringify(u(1, T0, { name: 'one', address: '<truncated>' })),
+      JSON.stringify(u(2, T0, { name: 'two', address: { city: 'Ghent' } })),
+      // JSON.stringify writes a lone surrogate as the escape \ud83d, which DuckDB refuses to read
+      JSON.stringify(u(3, T0, { name: 'cut \ud83d', address: null })),
+    ]);
+    assert.match(await fs.readFile(snapshot).then((b) => gunzipSync(b).toString()), /"cut \\ud83d"/);
+    assert.deepEqual(await withTarget(file, (t) => t.apply(plan('snapshot', [snapshot], T0))), { upserted: 3, deleted: 0, rows: 3 });
+    const changes = await writeGzJsonl(dir, [
+      JSON.stringify(u(2, T1, { name: 'two', address: ['not', 'an', 'object'] })),
+      `{"meta":{"action":"U","ts":"${T1}"},"key":{"id":4},"value":{"name":"\\\\ud83d is text, \\ud83d\\ude00 a pair","address":{"city":"Gh\\udc00ent"}}}`,
+    ]);
+    assert.deepEqual(await withTarget(file, (t) => t.apply(plan('changes', [changes], T1))), { upserted: 2, deleted: 0, rows: 4 });
+    assert.deepEqual(await rows(file, 'name, "address.city"'), {
+      '1': ['one', null],
+      '2': ['two', null],
+      '3': ['cut ', null],
+      '4': ['\\ud83d is text, \u{1F600} a pair', 'Ghent'],
+    });
+    assert.deepEqual((await fs.readdir(dir)).filter((name) => !before.has(name) && !/^part-\d+\.jsonl\.gz$/.test(name) && !name.startsWith('lenient.duckdb')), [], 'no copy is left behind');
   });
 
   it('adds a new column in place before applying changes, keeping the rows it has', async () => {

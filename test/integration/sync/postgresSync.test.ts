@@ -19,11 +19,10 @@ import { createTableScript, LOCK_KEYS } from '../../../src/sync/postgresSql';
 import { PostgresTarget } from '../../../src/sync/postgresTarget';
 import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
-import type { SyncRunOptions } from '../../../src/sync/syncRunner';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { runDq } from '../../support/cliHarness';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
-import { assertSameRows, dqEnvOf, keyCountOf, LogLines, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows } from './syncFixture';
+import { assertSameRows, dqEnvOf, keyCountOf, LogLines, sourceOf, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows, type SyncOptions } from './syncFixture';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 3000;
@@ -135,7 +134,7 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
   });
 
   /** One sync into the server. */
-  function sync(options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
+  function sync(options: SyncOptions): Promise<TableSyncReport[]> {
     return syncInto(new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir }), { ...options, logger: log });
   }
 
@@ -321,6 +320,46 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
       await paced.close();
       await pg.admin(`ALTER ROLE dq_sync RESET idle_session_timeout`);
     }
+  });
+
+  it('refuses the changes of another service on top of a table from one, before any job; a table dropped behind its meta row gets a snapshot', async () => {
+    await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DROP TABLE IF EXISTS public.dq_sync_state`);
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    await sync({ client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], until: p0 });
+    const first = sourceOf(fixture.client);
+    assert.deepEqual((await states()).map((s) => [s.table, s.source]), [['courses', first], ['users', first]]);
+    const other = await SyncFixture.start({ rows: ROWS, seed: 99 });
+    try {
+      const [refused] = await sync({ client: other.client, namespace: 'canvas', tables: ['users'], until: p1 });
+      assert.deepEqual([refused.outcome, refused.needsResnapshot, refused.error?.reason, refused.point], ['failed', true, 'otherSource', p0], JSON.stringify(refused));
+      assert.equal(
+        refused.error?.message,
+        `canvas.users in ${pg.urlWithoutPassword} was synced from ${first}, not from ${sourceOf(other.client)}: the changes of one service cannot be applied to the rows of another.`,
+      );
+      assert.equal(other.emulator.requestLog.entries().filter((e) => e.operation === 'createJob').length, 0, 'no job was made');
+      await assertEqualTables(pg, 'canvas', 'users', await fixture.reference('canvas', 'users', p0));
+
+      const [fresh] = await sync({ client: other.client, namespace: 'canvas', tables: ['users'], until: p1, resnapshot: true });
+      assert.deepEqual([fresh.outcome, fresh.kind], ['synced', 'snapshot']);
+      await assertEqualTables(pg, 'canvas', 'users', await other.reference('canvas', 'users', p1));
+      assert.deepEqual((await states()).map((s) => [s.table, s.source]), [['courses', first], ['users', sourceOf(other.client)]]);
+    } finally {
+      await other.close();
+    }
+
+    await pg.admin(`DROP TABLE canvas.courses`);
+    const [again] = await sync({ client: fixture.client, namespace: 'canvas', tables: ['courses'], until: p1 });
+    assert.deepEqual([again.outcome, again.kind, again.point], ['synced', 'snapshot', p1], JSON.stringify(again));
+    await assertEqualTables(pg, 'canvas', 'courses', await fixture.reference('canvas', 'courses', p1));
+  });
+
+  it('dq sync-status on a database never synced to says so, and creates nothing there', async () => {
+    await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DROP TABLE IF EXISTS public.dq_sync_state`);
+    const run = await runDq(['sync-status', '--to', pg.urlWithoutPassword], { env: { HOME: fixture.dir, TMPDIR: fixture.dir, PGPASSWORD: pg.password } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, `dq: no table has been synced to ${pg.urlWithoutPassword} yet.\n`);
+    const [{ found }] = await pg.admin<{ found: boolean }>(`SELECT to_regclass('public.dq_sync_state') IS NOT NULL AS found`);
+    assert.equal(found, false);
   });
 
   it('dq sync-status finds the password in the ~/.pgpass of the HOME it was given', async () => {

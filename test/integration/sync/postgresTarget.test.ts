@@ -170,8 +170,98 @@ describe('sync: PostgreSQL target (real server)', function () {
     const cols = await pg.admin<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_name = 'dq_sync_state' ORDER BY ordinal_position`);
     assert.deepEqual(
       cols.map((c) => c.column_name),
-      ['namespace', 'table', 'target_schema', 'target_table', 'point', 'schema_version', 'schema', 'row_count', 'ran_at'],
+      ['namespace', 'table', 'target_schema', 'target_table', 'point', 'schema_version', 'schema', 'row_count', 'ran_at', 'source'],
     );
+  });
+
+  /** A login role of the test server (kept for the other tests: roles outlive databases), and a URL for it. */
+  async function role(name: string, password: string): Promise<string> {
+    await pg.admin(`DO $$ BEGIN CREATE ROLE ${name} LOGIN PASSWORD '${password}'; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+    return `postgresql://${name}:${password}@127.0.0.1:${pg.port}/dq_test`;
+  }
+  const metaTableFound = async (): Promise<boolean> => (await pg.admin<{ found: boolean }>(`SELECT to_regclass('public.dq_sync_state') IS NOT NULL AS found`))[0].found;
+
+  it('opened only to read (sync status), creates nothing: a database never synced to has no tables, even for a user who may only connect', async () => {
+    const url = await role('dq_reader', 'reader-pw');
+    await pg.admin(`GRANT CONNECT ON DATABASE dq_test TO dq_reader`);
+    for (const t of [target({ readOnly: true }), target({ url, readOnly: true })]) {
+      await t.open();
+      assert.deepEqual(await t.listStates(), []);
+      assert.equal(await t.readState('canvas', 'users'), undefined);
+    }
+    assert.equal(await metaTableFound(), false, 'no meta table was made');
+
+    await seeded();
+    const denied = target({ url, readOnly: true });
+    await denied.open();
+    const err = await rejection(denied.listStates());
+    assert.equal(err.kind, 'auth', err.describe());
+    assert.equal(err.hint, 'Let the user read the meta table: GRANT SELECT ON public.dq_sync_state TO "dq_reader";');
+    await pg.admin(`GRANT SELECT ON public.dq_sync_state TO dq_reader`);
+    const reader = target({ url, readOnly: true });
+    await reader.open();
+    assert.deepEqual((await reader.listStates()).map((s) => [s.namespace, s.table, s.rows]), [['canvas', 'users', 3]]);
+    await assert.rejects(reader.apply(plan('snapshot', [], '2026-11-21T08:00:00Z')), /opened only to read/);
+  });
+
+  it('a user who may create schemas in the database but not in public (PostgreSQL 15) is told to grant CREATE on public, not what it has', async () => {
+    const url = await role('dq_etl', 'etl-pw');
+    await pg.admin(`GRANT CONNECT, CREATE ON DATABASE dq_test TO dq_etl`);
+    try {
+      const err = await rejection(target({ url }).open());
+      assert.equal(err.kind, 'auth', err.describe());
+      assert.match(err.message, /denied a step of creating the meta table: permission denied for schema public/);
+      assert.match(err.hint ?? '', /^The meta table public\.dq_sync_state is made in the schema public.*: GRANT CREATE ON SCHEMA public TO "dq_etl";/);
+      assert.doesNotMatch(err.hint ?? '', /ON DATABASE/);
+      assert.equal(await metaTableFound(), false);
+
+      await pg.admin(`GRANT CREATE ON SCHEMA public TO dq_etl`);
+      const t = target({ url });
+      await t.open();
+      const file = await gzFile([{ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'Ada' } }]);
+      assert.equal((await t.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z'))).rows, 1, 'its CREATE on the database makes the namespace\'s schema');
+    } finally {
+      await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DROP TABLE IF EXISTS public.dq_sync_state; REVOKE CREATE ON SCHEMA public FROM dq_etl`);
+    }
+  });
+
+  it('a user who may not create the namespace\'s schema is told to grant CREATE on the database', async () => {
+    const url = await role('dq_etl2', 'etl2-pw');
+    await pg.admin(`GRANT CONNECT ON DATABASE dq_test TO dq_etl2; GRANT CREATE ON SCHEMA public TO dq_etl2`);
+    try {
+      const t = target({ url });
+      await t.open();
+      const file = await gzFile([{ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'Ada' } }]);
+      const err = await rejection(t.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z')));
+      assert.equal(err.kind, 'auth', err.describe());
+      assert.match(err.hint ?? '', /GRANT CREATE ON DATABASE "dq_test" TO "dq_etl2";/);
+    } finally {
+      await pg.admin(`DROP TABLE IF EXISTS public.dq_sync_state; REVOKE CREATE ON SCHEMA public FROM dq_etl2`);
+    }
+  });
+
+  it('brings a meta table from before sources were recorded up to date; its rows have none until their next sync records one', async () => {
+    await seeded();
+    await pg.admin(`ALTER TABLE public.dq_sync_state DROP COLUMN source`);
+    const reader = target({ readOnly: true });
+    await reader.open();
+    assert.deepEqual((await reader.listStates()).map((s) => [s.table, s.source]), [['users', undefined]]);
+    const columns = async (): Promise<string[]> =>
+      (await pg.admin<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_name = 'dq_sync_state' ORDER BY ordinal_position`)).map((c) => c.column_name);
+    assert.ok(!(await columns()).includes('source'), 'reading changes nothing');
+
+    const t = target();
+    await t.open();
+    assert.equal((await columns()).at(-1), 'source');
+    assert.equal((await t.readState('canvas', 'users'))?.source, undefined);
+    await t.adoptSource('canvas', 'users', 'https://api.example.com/dap');
+    await t.adoptSource('canvas', 'users', 'https://other.example.com/dap');
+    assert.equal((await t.readState('canvas', 'users'))?.source, 'https://api.example.com/dap', 'adopted once, never taken over');
+    const file = await gzFile([{ ts: '2026-11-20T09:00:00Z', key: { id: 1 }, value: { name: 'Ada v2' } }]);
+    await t.apply(plan('snapshot', [file], '2026-11-20T12:00:00Z', { state: { ...plan('snapshot', [], '').state, point: '2026-11-20T12:00:00Z', source: 'https://other.example.com/dap' } }));
+    assert.equal((await t.readState('canvas', 'users'))?.source, 'https://other.example.com/dap', 'a snapshot records its own');
+    assert.equal(await t.hasTable('canvas', 'users'), true);
+    assert.equal(await t.hasTable('canvas', 'nothing'), false);
   });
 
   it('loads a snapshot with typed and nested columns; of duplicate keys the newest record wins, then the later one', async () => {
@@ -615,6 +705,26 @@ describe('sync: PostgreSQL target (real server)', function () {
       [
         ['ab', { note: 'xy' }],
         ['c\\u0000d', null],
+      ],
+    );
+  });
+
+  it('loads a record whose nested object is a truncation marker, or whose text ends in half an emoji, instead of failing the table', async () => {
+    const t = target();
+    await t.open();
+    const file = await writeGzJsonl(tmp, [
+      line({ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'one', address: '<truncated>' } }),
+      // JSON.stringify writes a lone surrogate as the escape \ud83d, which jsonb refuses
+      line({ ts: '2026-11-19T08:00:00Z', key: { id: 2 }, value: { name: 'cut \ud83d', address: { city: 'Gh\udc00ent' } } }),
+      `{"meta":{"action":"U","ts":"2026-11-19T08:00:00Z"},"key":{"id":3},"value":{"name":"\\\\ud83d is text, \\ud83d\\ude00 a pair"}}`,
+    ]);
+    assert.deepEqual(await t.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z')), { upserted: 3, deleted: 0, rows: 3 });
+    assert.deepEqual(
+      (await users()).map((r) => [r.id, r.name, r['address.city']]),
+      [
+        ['1', 'one', null],
+        ['2', 'cut ', 'Ghent'],
+        ['3', '\\ud83d is text, \u{1F600} a pair', null],
       ],
     );
   });

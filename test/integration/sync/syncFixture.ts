@@ -27,6 +27,7 @@ import { syncServiceConfig } from '../../../src/extension/sync/syncServiceConfig
 import type { SyncRunRequest } from '../../../src/sync/syncProtocol';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import { sourceIdentity } from '../../../src/sync/syncSource';
 import type { SyncState, SyncTarget } from '../../../src/sync/syncTarget';
 
 const duckdb = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
@@ -174,7 +175,8 @@ export function syncedRows(file: string, namespace: string, table: string, keyCo
         if (type === 'JSON' || type === 'BIGINT') return `CAST(${id} AS VARCHAR)`;
         return id;
       });
-      const reader = await conn.runAndReadAll(`SELECT ${select.join(', ')} FROM "${namespace}"."${table}"`);
+      // named with the database's own name too: `"canvas"."users"` is ambiguous in a file named canvas.duckdb
+      const reader = await conn.runAndReadAll(`SELECT ${select.join(', ')} FROM ${await catalogOf(conn)}."${namespace}"."${table}"`);
       const rows = new Map<string, unknown[]>();
       for (const raw of reader.getRowsJson()) {
         const values = raw.map((v, i) => {
@@ -190,6 +192,12 @@ export function syncedRows(file: string, namespace: string, table: string, keyCo
       conn.closeSync();
     }
   });
+}
+
+/** The quoted catalog name of the database a connection is on: `"sync"`. */
+async function catalogOf(conn: import('@duckdb/node-api').DuckDBConnection): Promise<string> {
+  const name = String((await conn.runAndReadAll('SELECT current_database()')).getRowsJson()[0][0]);
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** The database column types of a synced table, by name. */
@@ -232,9 +240,18 @@ export async function withTarget<T, S extends SyncTarget>(target: S, work: (targ
   }
 }
 
+/** What a test's sync run is given: the source is the client's service unless the test names one. */
+export type SyncOptions = Omit<SyncRunOptions, 'target' | 'source'> & { source?: string };
+
+/** The source a client's service is recorded as, as `dq sync` records it. */
+export function sourceOf(client: DataQueryClient | SyncRunOptions['client']): string {
+  const { baseUrl, dataPrefix } = client as DataQueryClient;
+  return sourceIdentity({ baseUrl, dataPrefix });
+}
+
 /** One sync run into the target, opened for it and closed after it. */
-export function syncInto(target: SyncTarget, options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]> {
-  return withTarget(target, (t) => runSync({ ...options, target: t }));
+export function syncInto(target: SyncTarget, options: SyncOptions): Promise<TableSyncReport[]> {
+  return withTarget(target, (t) => runSync({ ...options, source: options.source ?? sourceOf(options.client), target: t }));
 }
 
 /** A synced table equals the reference: same columns, same keys, same values. */
@@ -248,7 +265,7 @@ export function assertSameRows(actual: TableRows, expected: TableRows, name: str
 
 /** A target as the walk below syncs into it and reads it back. */
 export interface WalkedTarget {
-  sync(options: Omit<SyncRunOptions, 'target'>): Promise<TableSyncReport[]>;
+  sync(options: SyncOptions): Promise<TableSyncReport[]>;
   rows(namespace: string, table: string): Promise<TableRows>;
   states(): Promise<SyncState[]>;
 }

@@ -105,6 +105,21 @@ describe('sync host: syncs in a child process for the editor', function () {
     assert.ok(isDqError(err) && err.kind === 'usage', String(err));
   });
 
+  it('records the sample data as the source of its tables; another service\'s changes are refused with Resnapshot or another target offered', async () => {
+    assert.deepEqual([...new Set((await host.listStates(file)).map((s) => s.source))], ['sample data'], 'the same whatever port the emulator has');
+    // the same emulator set up as a connection of its own: its address is its source
+    const [report] = await host.run(request(['users'], { service: { ...service, source: undefined } }));
+    assert.deepEqual([report.outcome, report.needsResnapshot, report.error?.reason], ['failed', true, 'otherSource'], JSON.stringify(report));
+    assert.equal(
+      report.error?.message,
+      `canvas.users in ${file} was synced from sample data, not from ${fixture.emulator.baseUrl}/dap: the changes of one service cannot be applied to the rows of another.`,
+    );
+    assert.equal(
+      report.error?.hint,
+      'Take a fresh snapshot from this connection, which replaces the table: choose Resnapshot, or run the command again with resnapshot: true; or sync into another target (the dataQuery.sync.target setting).',
+    );
+  });
+
   describe('a host that misbehaves', function () {
     this.timeout(20_000);
     const clients: SyncHostClient[] = [];

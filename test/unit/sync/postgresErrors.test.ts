@@ -26,6 +26,18 @@ describe('PostgreSQL errors', () => {
     assert.ok(!other.describe().includes('s3cret'), other.describe());
   });
 
+  it('a record that does not fit its column is reported for the provider, with no fresh snapshot offered: it would hold the record again', () => {
+    for (const [code, message] of [
+      ['22P02', 'invalid input syntax for type integer: "<truncated>"'],
+      ['23502', 'null value in column "id" violates not-null constraint'],
+    ]) {
+      const err = postgresError(serverError(code, message), CONTEXT);
+      assert.equal(err.kind, 'invalidResponse');
+      assert.match(err.message, /the table keeps its last complete run\.$/);
+      assert.equal(err.hint, 'Sync the table again; if it fails the same way, report the table and its schema version to the provider, with this message.');
+    }
+  });
+
   it('a TLS set-up that fails otherwise (a server that answers neither yes nor no to TLS, a broken handshake) gives the same advice, not the raw failure', () => {
     const connecting = { label: 'postgresql://etl@db.example.org/warehouse', doing: 'connecting', password: 's3cret' };
     for (const raw of [new Error('There was an error establishing an SSL connection'), serverError('ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number')]) {

@@ -58,5 +58,10 @@ describe('sync texts', () => {
     assert.equal(syncedMarkText(state), 'synced 2026-11-24 08:00, 1,234 rows');
     assert.equal(syncedMarkText({ point: '2026-11-24T08:00:00Z', rows: 1 }), 'synced 2026-11-24 08:00, 1 row');
     assert.equal(syncedTooltipText(state, '/data/sync.duckdb', NOW), 'Synced to /data/sync.duckdb: data as of 2026-11-24 08:00 UTC, 1,234 rows, schema version 3, last run 5 min ago.');
+    assert.equal(
+      syncedTooltipText({ ...state, source: 'https://api.example.com/dap' }, '/data/sync.duckdb', NOW),
+      'Synced to /data/sync.duckdb from https://api.example.com/dap: data as of 2026-11-24 08:00 UTC, 1,234 rows, schema version 3, last run 5 min ago.',
+      'the service the rows came from',
+    );
   });
 });

@@ -72,6 +72,30 @@ describe('synced tables model', () => {
     assert.equal(reloaded.stateOf('Sample data', 'canvas', 'users')?.rows, 380);
   });
 
+  it('marks a table that records its source under the connections that reach that service, whoever synced it', async () => {
+    const sources: Record<string, string> = { 'Sample data': 'sample data', Production: 'https://api.example.com/dap', Staging: 'https://staging.example.com/dap' };
+    model.useSourceOf((connection) => sources[connection]);
+    model.replaceStates(DB, [
+      { ...row('canvas', 'users', 373), source: 'https://api.example.com/dap' },
+      { ...row('canvas', 'courses', 55), source: 'https://elsewhere.example.com/dap' },
+      row('canvas', 'quizzes', 9),
+    ]);
+    assert.equal(model.stateOf('Production', 'canvas', 'users')?.rows, 373, 'synced by dq sync from the service Production reaches');
+    assert.equal(model.stateOf('Sample data', 'canvas', 'users'), undefined, 'the sample data would not go on from its point');
+    assert.equal(model.stateOf('Staging', 'canvas', 'users'), undefined);
+    assert.equal(model.stateOf('Production', 'canvas', 'courses'), undefined, 'from a service no connection reaches: under none');
+    assert.equal(model.stateOf('No longer in the settings', 'canvas', 'users'), undefined);
+    assert.equal(model.stateOf('Staging', 'canvas', 'quizzes')?.rows, 9, 'a row from before sources were recorded: under every connection, as before');
+
+    // a run of the sample data replaced Production's rows (a resnapshot): the marks move with the source
+    await model.applyReports(DB, 'Sample data', [report('users', 'synced', { kind: 'snapshot', rows: 381, point: '2026-11-24T08:00:00Z', schemaVersion: 2 })]);
+    assert.equal(model.stateOf('Sample data', 'canvas', 'users')?.rows, 381);
+    assert.equal(model.stateOf('Production', 'canvas', 'users'), undefined);
+    model.replaceStates(DB, [{ ...row('canvas', 'users', 381), source: 'sample data' }]);
+    assert.equal(model.stateOf('Sample data', 'canvas', 'users')?.source, 'sample data');
+    assert.equal(model.stateOf('Production', 'canvas', 'users'), undefined, 'the memory of who synced it never outweighs the recorded source');
+  });
+
   it('forgets the tables of the old target when the setting names another', () => {
     model.replaceStates(DB, [row('canvas', 'users', 373)]);
     model.useTarget('postgresql://sync@db/school', 'postgresql://sync@db/school');
