@@ -1,10 +1,19 @@
-// The rows of a SQL console statement, run once and kept: each chunk of its result is appended
-// to a table of the engine's own, the first window is answered as soon as it is in, and the
-// rest is appended behind it. Every later window, the row count and an export read that table,
-// so a statement whose order is not fixed (a GROUP BY without ORDER BY) pages without rows twice
-// or missing, and statements before the last one run only once. The result is complete before
-// its first chunk is read: a streamed one that fails part-way ends like a short one (DuckDB's
-// Node client hands out an empty chunk, not the error), and would be kept cut short.
+// The rows of a SQL console statement, run once and kept in a table of the engine's own. Every
+// window, the row count and an export read that table, so a statement whose order is not fixed
+// (a GROUP BY without ORDER BY) pages without rows twice or missing, and statements before the
+// last one run only once.
+// A query (SELECT, FROM, VALUES, WITH, DESCRIBE, SUMMARIZE, …) is kept by DuckDB itself, as
+// `CREATE TABLE … AS SELECT * FROM (<the statement>)`: the table's blocks are the buffer
+// manager's, so a result larger than the memory limit spills to the engine's temp folder rather
+// than being held in the process (2 million rows with a 240-byte column, under the default
+// 256 MiB limit: about 350 MiB at its peak, against 1.5 to 1.8 GiB with the result held whole).
+// The table is made in one transaction, so a statement cancelled or failing part-way leaves
+// nothing behind.
+// A statement that cannot be wrapped so (PRAGMA, EXPLAIN, CALL, SET, INSERT … RETURNING, text
+// whose last statement cannot be told apart, or a statement inside a transaction the user
+// began, whose table other connections would not see) is run as it is: its result is complete,
+// and held in memory, before its chunks are appended to the table (a streamed result that fails
+// part-way ends like a short one: DuckDB's Node client hands out an empty chunk, not the error).
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { EngineError, toEngineError } from './engineErrors';
@@ -58,8 +67,9 @@ export class ConsoleRows {
   /**
    * Runs `text` (its statements before the last once, then the last, its result put in a table kept
    * as `id`) and answers its first `limit` rows once they are in; the rest are appended behind.
+   * `parse` runs the statements before the last on the connection and prepares the last.
    */
-  async run(work: ConsoleWork, id: string, limit: number, parse: (conn: DuckDBConnection) => Promise<DuckDBPreparedStatement>, database?: AttachedDatabase): Promise<KeptSqlPage> {
+  async run(work: ConsoleWork, id: string, text: string, limit: number, parse: (conn: DuckDBConnection) => Promise<DuckDBPreparedStatement>, database?: AttachedDatabase): Promise<KeptSqlPage> {
     await this.drop(id);
     const conn = await this.host.db.connect();
     work.running = conn;
@@ -72,6 +82,8 @@ export class ConsoleRows {
         .onDatabase(conn, database, async () => {
           const last = await parse(conn);
           statementKind = this.host.statementKinds[last.statementType] ?? 'UNKNOWN';
+          const made = statementKind === 'SELECT' ? await this.madeByDuckDb(conn, text, last, kept, id) : false;
+          if (made) return;
           const result = await last.run();
           const names = result.columnNames();
           const types = result.columnTypes();
@@ -130,12 +142,49 @@ export class ConsoleRows {
     });
     try {
       await first;
+      // a cancel that came as the rows were kept: they are let go, as those of one that came earlier
+      if (work.cancelled && !answered) throw new EngineError('cancelled', 'The query was cancelled.');
     } catch (err) {
       await this.drop(id);
       throw work.cancelled ? new EngineError('cancelled', 'The query was cancelled.') : err;
     }
     const rows = await this.rows(id, 0, limit);
     return { columns: kept.columns, rows, offset: 0, statementKind, ...(kept.done ? { total: kept.rows } : {}) };
+  }
+
+  /**
+   * Keeps the rows of `last`, a query, as DuckDB's own `CREATE TABLE … AS` of its text wrapped as
+   * a subquery, on `conn` (which has run the statements before it). False, having kept nothing,
+   * when the text cannot be wrapped so: the caller runs `last` as it is.
+   */
+  private async madeByDuckDb(conn: DuckDBConnection, text: string, last: DuckDBPreparedStatement, kept: Kept, id: string): Promise<boolean> {
+    const statement = await lastStatementText(conn, text);
+    // in a transaction the user began, the table would be seen by no other connection, and go when it ends
+    if (statement === undefined || (await inTransaction(conn))) return false;
+    const columns: ResultColumn[] = [];
+    for (let i = 0; i < last.columnCount; i++) {
+      const type = String(last.columnType(i));
+      columns.push({ name: last.columnName(i), type: readableTypeOf(type), sqlType: type });
+    }
+    if (columns.length === 0) return false;
+    await this.schemaMade();
+    const names = columns.map((_, i) => `c${i}`).join(', ');
+    // on lines of their own: a statement may end in a line comment
+    const create = await conn.prepare(`CREATE TABLE ${kept.table} AS SELECT * FROM (\n${statement}\n) AS dq_statement(${names})`).catch(() => undefined);
+    if (!create) return false;
+    kept.columns = columns;
+    // held from here: dropping `id` (a newer statement, a closed grid) interrupts the statement
+    this.kept.set(id, kept);
+    const made = await create.runAndReadAll();
+    const rows = Number(made.getRowsJson()[0]?.[0] ?? 0);
+    const shape = await conn.runAndReadAll(`SELECT * FROM ${kept.table} LIMIT 0`);
+    if (shape.columnCount !== columns.length) {
+      // never the case for text DuckDB split as we did (lastStatementText checks it): kept as the statement itself says
+      await conn.run(`DROP TABLE IF EXISTS ${kept.table}`);
+      return false;
+    }
+    kept.rows = rows;
+    return true;
   }
 
   /** Rows `offset` to `offset + limit` of kept rows, once they have arrived (or all there are). */
@@ -228,4 +277,123 @@ export class ConsoleRows {
   private changed(kept: Kept): void {
     for (const waiter of [...kept.waiting]) waiter();
   }
+}
+
+/**
+ * The text of the last statement of `text`, once DuckDB's parser agrees with where it was cut:
+ * the text after the cut is one statement, the text before it all the others (a PIVOT without
+ * IN, which DuckDB parses as two statements, fails this). Undefined when it does not agree.
+ */
+async function lastStatementText(conn: DuckDBConnection, text: string): Promise<string | undefined> {
+  const split = splitLastStatement(text);
+  if (!split) return undefined;
+  const count = async (sql: string): Promise<number> => (await conn.extractStatements(sql)).count;
+  try {
+    const all = await count(text);
+    if ((await count(split.last)) !== 1) return undefined;
+    const before = split.hasBefore ? await count(split.before) : 0;
+    return before === all - 1 ? split.last : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `conn` is in a transaction the user began (BEGIN): outside one, each statement is a transaction of its own. */
+async function inTransaction(conn: DuckDBConnection): Promise<boolean> {
+  const id = async (): Promise<unknown> => (await conn.runAndReadAll('SELECT txid_current()')).getRowsJson()[0][0];
+  return (await id()) === (await id());
+}
+
+/** A character that goes on an identifier or keyword (so `$` or `'` after it starts no quote of its own). */
+const WORD = /[A-Za-z0-9_$\u0080-\uffff]/;
+/** The opening of a dollar-quoted string: `$$` or `$tag$`. */
+const DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/;
+
+/**
+ * `text` cut before its last statement: at the last `;` outside quotes, quoted identifiers,
+ * dollar-quoted strings and comments that has more than comments and space after it. `last` is
+ * that statement (comments and `;` after it left out), `before` the text up to the cut, and
+ * `hasBefore` whether `before` holds any statement at all. Undefined for text that ends inside a
+ * quote or a comment. Judged by characters only: lastStatementText has DuckDB check the cut.
+ */
+export function splitLastStatement(text: string): { before: string; last: string; hasBefore: boolean } | undefined {
+  /** statements: where each starts and ends (end: its `;` or the end of the text), and whether it holds anything */
+  const statements: { start: number; end: number; content: boolean }[] = [];
+  let current = { start: 0, end: text.length, content: false };
+  let i = 0;
+  const closing = (close: string, from: number, doubled: boolean, escapes = false): number => {
+    for (let j = from; j < text.length; j++) {
+      if (escapes && text[j] === '\\') {
+        j++;
+        continue;
+      }
+      if (text.startsWith(close, j)) {
+        if (doubled && text.startsWith(close, j + close.length)) {
+          j += close.length;
+          continue;
+        }
+        return j + close.length;
+      }
+    }
+    return -1;
+  };
+  while (i < text.length) {
+    const c = text[i];
+    const word = i > 0 && WORD.test(text[i - 1]);
+    let next: number;
+    if (c === '-' && text[i + 1] === '-') {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end + 1;
+      continue;
+    } else if (c === '/' && text[i + 1] === '*') {
+      // block comments nest
+      let depth = 0;
+      next = -1;
+      for (let j = i; j < text.length; j++) {
+        if (text.startsWith('/*', j)) {
+          depth++;
+          j++;
+        } else if (text.startsWith('*/', j)) {
+          depth--;
+          j++;
+          if (depth === 0) {
+            next = j + 1;
+            break;
+          }
+        }
+      }
+      if (next < 0) return undefined;
+      i = next;
+      continue;
+    } else if (c === ';') {
+      current.end = i;
+      statements.push(current);
+      current = { start: i + 1, end: text.length, content: false };
+      i++;
+      continue;
+    } else if (c === "'") {
+      // E'…' takes backslash escapes; any other '…' only doubled quotes
+      const escapes = (text[i - 1] === 'E' || text[i - 1] === 'e') && !(i > 1 && WORD.test(text[i - 2]));
+      next = closing("'", i + 1, true, escapes);
+    } else if (c === '"') {
+      next = closing('"', i + 1, true);
+    } else if (c === '$' && !word && DOLLAR_TAG.test(text.slice(i, i + 256))) {
+      const tag = DOLLAR_TAG.exec(text.slice(i, i + 256))![0];
+      const end = text.indexOf(tag, i + tag.length);
+      next = end < 0 ? -1 : end + tag.length;
+    } else {
+      if (!/\s/.test(c)) current.content = true;
+      i++;
+      continue;
+    }
+    if (next < 0) return undefined;
+    current.content = true;
+    i = next;
+  }
+  statements.push(current);
+  const held = statements.filter((s) => s.content);
+  const last = held.at(-1);
+  if (!last) return undefined;
+  const before = last.start > 0 ? text.slice(0, last.start) : '';
+  return { before, last: text.slice(last.start, last.end), hasBefore: held.length > 1 };
 }

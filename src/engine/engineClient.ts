@@ -4,9 +4,11 @@
 // stop or a crash the next call starts a new process and reopens what it needs there.
 
 import { fork, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { nullLogger, type Logger } from '../core/logger';
-import { EngineError } from './engineErrors';
+import { EngineError, isEngineError } from './engineErrors';
 import type {
   AttachedDatabase,
   ExportSource,
@@ -153,7 +155,13 @@ export class EngineClient {
     signal?: AbortSignal,
   ): Promise<{ rows: number; path: string }> {
     if ('handle' in source) await this.reopen(source.handle, signal);
-    return this.call('export', { source, target }, signal, onProgress);
+    try {
+      return await this.call('export', { source, target }, signal, onProgress);
+    } catch (err) {
+      // an engine that died mid-export cannot remove what it was writing beside the target
+      if (isEngineError(err) && err.kind === 'crashed') await removePartial(target.path);
+      throw err;
+    }
   }
 
   /**
@@ -349,4 +357,14 @@ export class EngineClient {
     else child.kill();
     await exited;
   }
+}
+
+/**
+ * Removes what an export wrote beside its target before the engine died: `<target>.partial`
+ * (resultEngine.ts), and DuckDB's own `tmp_<target>.partial`, which it writes first when
+ * that file is already there.
+ */
+async function removePartial(target: string): Promise<void> {
+  const partial = `${target}.partial`;
+  await Promise.all([partial, join(dirname(partial), `tmp_${basename(partial)}`)].map((file) => rm(file, { force: true }).catch(() => undefined)));
 }

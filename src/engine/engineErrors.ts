@@ -42,6 +42,16 @@ const NEXT_STEP: Record<EngineErrorKind, string> = {
   schema: 'The files do not match the table schema: download the job again with the current schema.',
 };
 
+/** What to do about values that do not fit the types guessed for files opened without their table's schema. */
+const GUESSED_TYPES =
+  "The files were opened without their table's schema, so the column types were guessed from their first rows, and a later row does not fit them. Open the files through their job (the Jobs view), which reads them with the table's schema.";
+
+/**
+ * What a console view over damaged files raises when a statement reads it, after this mark
+ * (DuckDB puts "Invalid Input Error: " before it): the damage, told as the engine found it.
+ */
+export const DAMAGED_VIEW_MARK = '[damaged result file] ';
+
 const CORRECT_WHERE = 'Correct the WHERE condition and apply it again.';
 const READ_ONLY = 'The database is attached read-only: a statement can read its tables but not change them.';
 
@@ -113,6 +123,8 @@ function sqlDetails(lines: string[], origin: StatementOrigin): string[] {
 function fromDuckDbError(err: unknown, origin: StatementOrigin): EngineError {
   const raw = (err instanceof Error ? err.message : String(err)).replace(EXTRACT_PREFIX, '');
   if (kindOfDuckDbMessage(raw) === 'cancelled') return new EngineError('cancelled', 'The query was cancelled.');
+  const damaged = raw.indexOf(DAMAGED_VIEW_MARK);
+  if (damaged >= 0) return new EngineError('corrupt', raw.slice(damaged + DAMAGED_VIEW_MARK.length).split('\n')[0].trim());
   const [head, ...rest] = raw.split('\n');
   const first = head.trim();
   if (!isUsersMistake(raw, origin)) {
@@ -142,4 +154,13 @@ export function toEngineError(err: unknown, origin: StatementOrigin = 'files'): 
   }
   if (isZlibError(err)) return new EngineError('corrupt', `A compressed file is damaged (${err.message}). ${NEXT_STEP.corrupt}`);
   return fromDuckDbError(err, origin);
+}
+
+/**
+ * A failure of files read without their table's schema: values that do not fit a type are
+ * told as a guess from the first rows gone wrong, not as files to download again.
+ */
+export function withGuessedTypes(err: unknown): unknown {
+  if (!(err instanceof EngineError) || err.kind !== 'schema') return err;
+  return new EngineError('schema', `${err.message.replace(NEXT_STEP.schema, '').trim()} ${GUESSED_TYPES}`);
 }

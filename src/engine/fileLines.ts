@@ -154,7 +154,7 @@ async function scan(path: string, o: LineWindow, around: Around): Promise<LineSp
   } catch (err) {
     if (!isZlibError(err)) throw err;
     if (records >= end) return span(false);
-    throw damaged(path, err);
+    throw damaged(path, err, records);
   } finally {
     file.destroy();
     if (text !== file) text.destroy();
@@ -162,10 +162,20 @@ async function scan(path: string, o: LineWindow, around: Around): Promise<LineSp
   }
 }
 
+/** A gzip file that cannot be decompressed to its end; `records` whole records come before the damage. */
+export class DamagedFile extends EngineError {
+  constructor(
+    message: string,
+    readonly records: number,
+  ) {
+    super('corrupt', message);
+  }
+}
+
 /** A gzip file that cannot be decompressed: cut short (a download that stopped early) or garbled. */
-function damaged(path: string, err: Error & { code: string }): EngineError {
+function damaged(path: string, err: Error & { code: string }, records: number): DamagedFile {
   const how = err.code === 'Z_BUF_ERROR' ? 'it ends early' : 'its compressed data is garbled';
-  return new EngineError('corrupt', `${basename(path)} is damaged (${how}): download the job again.`);
+  return new DamagedFile(`${basename(path)} is damaged (${how}): download the job again.`, records);
 }
 
 function onlyWhiteSpace(bytes: Buffer, start: number, end: number): boolean {

@@ -14,7 +14,9 @@
 //   the page kept for the pages next to it); else from all files;
 // - a count counts the files not copied yet, and each file's rows are kept;
 // - a sort reads the copied rows from the table and the others from their files, ties broken
-//   by each row's place, as the complete table breaks them: the order never changes;
+//   by each row's place, as the complete table breaks them: the order never changes. A sorted
+//   page that ends past SORTED_FROM_FILES rows, and a sorted export, wait for the copy instead:
+//   DuckDB would sort every row of the files, which runs out of memory on large results;
 // - a filter reads the files, which keep the result's order.
 // A complete copy is kept when its result closes, and the next open of the same files attaches
 // it instead of copying them again (keptCopies.ts); opening files already open shares them.
@@ -24,23 +26,30 @@
 // (rowPositions.ts).
 // A statement may run on a database file (a synced database): attached read-only for the
 // requests that use it and detached as soon as none does, so the file is never held idle.
-// A gzip JSONL file is read to its end by the line counter before it is counted as whole
-// (when opened, counted or copied): one cut short where its lines happen to be whole reads to
-// DuckDB as a shorter file, and would be previewed short without a word.
+// A gzip file cut short where its lines happen to be whole reads to DuckDB as a shorter file,
+// and would be previewed short without a word: every request that reads a result's files to
+// their end (a count, a sort, a filter page that reaches the view's end, an export, the copy)
+// has them read to their end alongside (fileEnds.ts, once per file), and fails naming the
+// damaged file. Once damage is known, such requests fail at once, and plain pages are served
+// only where they lie before it. A console view's files are read to their end in the
+// background; a statement naming the view waits for that, and a damaged view fails naming the
+// file. Files opened without their table's schema are read as text (sourcePlan.ts).
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { EngineError, isEngineError, toEngineError, type StatementOrigin } from './engineErrors';
+import { DAMAGED_VIEW_MARK, EngineError, isEngineError, toEngineError, withGuessedTypes, type StatementOrigin } from './engineErrors';
 import type { AttachedDatabase, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
 import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type ReadResult, type Reads } from './resultQueries';
 import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
 import { ConsoleRows } from './consoleRows';
-import { checkGzipEnd, countRecords, recordSpan, type Around, type LineSpan } from './fileLines';
+import { FileEnds, untilCancelled } from './fileEnds';
+import { countRecords, DamagedFile, recordSpan, type Around, type LineSpan } from './fileLines';
 import { inspectFiles } from './sourceFiles';
+import { UnpackedFiles } from './unpackedFiles';
 import { jsonlLines, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
 import { quoteIdent, quoteString, typedFilterValues } from './sqlText';
 
@@ -76,10 +85,14 @@ interface OpenResult extends ReadResult {
   copyFailure?: EngineError;
   /** the result's gzip files (JSONL, CSV, TSV), each read to its end once: DuckDB takes one cut short for a shorter file */
   gzipFiles?: string[];
-  /** gzip files read to their end (by the line counter or the end check): they are not cut short */
-  wholeFiles: Set<number>;
-  /** the copy found a file damaged: it stops there */
+  /** a gzip file found cut short or garbled: what reads past it fails at once, and the copy stops there */
   damage?: EngineError;
+  /** the first damaged file */
+  damagedFile?: number;
+  /** the rows of that file before the damage, when known (JSONL: its whole lines) */
+  damagedFileRows?: number;
+  /** opened without its table's schema: the column types are not the table's */
+  guessedTypes: boolean;
   closed: boolean;
   conversion?: Promise<void>;
   converting?: DuckDBConnection;
@@ -89,8 +102,24 @@ interface OpenResult extends ReadResult {
   gaveWay: boolean;
   /** ends the copy's wait for its turn when the result is closed */
   closing?: () => void;
-  /** files unpacked for this result, deleted with it */
+  /** files unpacked for this result (unpackedFiles.ts), let go of with it */
   unpacked: string[];
+}
+
+/** A view of the SQL console over a job's files (`canvas.users`). */
+interface ConsoleView {
+  name: string;
+  /** the quoted schema and view */
+  qualified: string;
+  columns: ResultColumn[];
+  /** its gzip files (JSONL, CSV, TSV), read to their end in the background */
+  gzipFiles: string[];
+  /** files unpacked for it */
+  unpacked: string[];
+  /** its gzip files read to their end; when one is damaged, the view was replaced by one that fails naming it */
+  checked?: Promise<void>;
+  /** a newer registration took its name */
+  replaced: boolean;
 }
 
 const PROGRESS_MS = 250;
@@ -116,6 +145,13 @@ const LINES_AROUND: Around = { before: 1000, after: 2000, bytes: 4 * 1024 * 1024
 const COPY_RESUMES_AFTER_MS = 500;
 /** JSONL files whose lines are counted at the same time (each inflates on a thread of its own). */
 const FILES_COUNTED_AT_ONCE = 2;
+/**
+ * A sorted page that ends past this many rows waits for the copy rather than sort the files:
+ * DuckDB keeps a top-N only up to 5,000 rows (or 0.7% of the rows it expects, and it expects
+ * far too few of JSON files) and sorts every row beyond, which at the default memory limit
+ * runs out of memory on large results (2 million rows of 8 files did at offset 5,000).
+ */
+const SORTED_FROM_FILES = 5000;
 /** Catalog names DuckDB keeps for itself: a database is never attached under them. */
 const RESERVED_ALIASES = new Set(['memory', 'system', 'temp', 'main']);
 
@@ -139,7 +175,15 @@ interface Attachment {
 
 export class ResultEngine {
   private readonly results = new Map<string, OpenResult>();
-  private readonly views = new Map<string, ResultColumn[]>();
+  private readonly consoleViews = new Map<string, ConsoleView>();
+  /** console views' files are read to their end one view after another, in the background */
+  private viewChecks: Promise<void> = Promise.resolve();
+  /** console views are made and replaced one at a time */
+  private viewWork: Promise<unknown> = Promise.resolve();
+  /** gzip files read to their end, for all results and views */
+  private readonly ends = new FileEnds();
+  /** gzip Parquet unpacked, for all results and views */
+  private readonly unpacker: UnpackedFiles;
   private readonly attachments = new Map<string, Attachment>();
   /** ATTACH and DETACH run one at a time, so a detach never races an attach of the same name */
   private catalogWork: Promise<unknown> = Promise.resolve();
@@ -159,6 +203,7 @@ export class ResultEngine {
     private readonly kept: KeptCopies,
   ) {
     this.consoleRows = new ConsoleRows({ db, statementKinds, onDatabase: (conn, database, task) => this.onDatabase(conn, database, task) });
+    this.unpacker = new UnpackedFiles(workDir);
   }
 
   /** SQL console statements' rows, kept once each has completed */
@@ -191,7 +236,7 @@ export class ResultEngine {
       gaveWay: false,
       unpacked: plan.unpacked,
       gzipFiles: plan.gzipFiles,
-      wholeFiles: new Set(),
+      guessedTypes: source.schema === undefined,
     };
     try {
       const keptAt = key === undefined ? undefined : await this.kept.find(key);
@@ -205,7 +250,7 @@ export class ResultEngine {
       if (result.firstRows.length < FIRST_ROWS) await this.checkWhole(result, 0, () => work.cancelled);
     } catch (err) {
       await this.drop(result);
-      throw err;
+      throw result.guessedTypes ? withGuessedTypes(err) : err;
     }
     if (result.firstRows.length < FIRST_ROWS) {
       if (plan.fileCount === 1 || !result.perFile) result.allRowsRead = true;
@@ -225,14 +270,7 @@ export class ResultEngine {
     const result = this.result(id);
     let rows: number;
     try {
-      let poll: NodeJS.Timeout | undefined;
-      const cancelled = new Promise<void>((resolve) => (poll = setInterval(() => work.cancelled && resolve(), PROGRESS_MS)));
-      try {
-        await Promise.race([result.conversion, cancelled]);
-      } finally {
-        clearInterval(poll);
-      }
-      if (work.cancelled) throw new EngineError('cancelled', 'The copy was cancelled.');
+      await this.untilCopied(work, result);
       if (result.copyFailure?.kind === 'corrupt') throw result.copyFailure;
       if (!result.store.complete) throw new EngineError('io', `The result could not be copied: ${result.copyFailure?.message.replace(/\.$/, '') ?? 'it was closed'}.`);
       rows = result.store.convertedRows;
@@ -249,27 +287,37 @@ export class ResultEngine {
     const page = (rows: unknown[][]): Page => ({ columns: result.columns, rows, offset });
     if (isPlain(view)) {
       if (result.allRowsRead || offset + limit <= result.firstRows.length) return Promise.resolve(page(result.firstRows.slice(offset, offset + limit)));
-      return this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit)));
+      return this.judged(result, this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit))));
     }
-    return this.run(work, async (conn) => {
+    if (result.damage) return Promise.reject(result.damage);
+    return this.judged(result, this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
+      const sorted = (view.sort ?? []).length > 0;
+      if (sorted && offset + limit > SORTED_FROM_FILES) await this.untilCopied(work, result);
       const query = viewQuery(result, view);
-      return withUsersWhere(conn, view, result.columns, () => this.reading(result, query, async () => {
+      return withUsersWhere(conn, view, result.columns, () => this.reading(result, query, work, async () => {
         if (!query.complete || offset + limit <= TOP_N_ROWS) {
-          return page(jsonRows(await conn.runAndReadAll(`${query.sql} LIMIT ${limit} OFFSET ${offset}`, query.params)));
+          const read = async (): Promise<unknown[][]> => jsonRows(await conn.runAndReadAll(`${query.sql} LIMIT ${limit} OFFSET ${offset}`, query.params));
+          if (!query.readsFiles) return page(await read());
+          // a sort reads every row; a filter's page that ends short has read the files to their end
+          if (sorted) return page(await this.checkingEnds(result, this.allFiles(result), work, read));
+          const rows = await read();
+          if (rows.length < limit) await this.checkingEnds(result, this.allFiles(result), work, () => Promise.resolve());
+          return page(rows);
         }
         const columns = result.columns.map((c) => quoteIdent(c.name));
         const order = positionsOrder(result, view);
         return page(await result.store.readPositioned(conn, columns, order, offset, limit, async (sql) => jsonRows(await conn.runAndReadAll(sql))));
       }));
-    });
+    }));
   }
 
   count(work: Work, id: string, view: View): Promise<number> {
     const result = this.result(id);
     const { store } = result;
+    if (result.damage) return Promise.reject(result.damage);
     if (isPlain(view) && result.allRowsRead) return Promise.resolve(result.firstRows.length);
-    return this.run(work, async (conn) => {
+    return this.judged(result, this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
       if (isPlain(view) && result.perFile && !store.complete) {
         await this.countFiles(conn, work, result, result.perFile);
@@ -277,9 +325,10 @@ export class ResultEngine {
       }
       const rows = viewRows(result, view, false);
       const counted = async (): Promise<number> => Number((await conn.runAndReadAll(`SELECT count(*) FROM ${rows.sql}`, rows.params)).getRowsJson()[0][0]);
-      const total = isPlain(view) && !store.complete ? (): Promise<number> => this.checkingEnds(result, this.allFiles(result), work, counted) : counted;
-      return withUsersWhere(conn, view, result.columns, () => this.reading(result, rows, total));
-    });
+      // a count reads every file it reads to its end
+      const total = rows.readsFiles ? (): Promise<number> => this.checkingEnds(result, this.allFiles(result), work, counted) : counted;
+      return withUsersWhere(conn, view, result.columns, () => this.reading(result, rows, work, total));
+    }));
   }
 
   sql(work: Work, text: string, offset: number, limit: number, database?: AttachedDatabase): Promise<SqlPage> {
@@ -299,50 +348,83 @@ export class ResultEngine {
   async sqlKept(work: Work, id: string, text: string, limit: number, database?: AttachedDatabase): Promise<KeptSqlPage> {
     if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
     try {
-      return await this.consoleRows.run(work, id, limit, (conn) => lastStatement(conn, text), database);
+      return await this.consoleRows.run(work, id, text, limit, (conn) => lastStatement(conn, text), database);
     } catch (err) {
       throw toEngineError(err, 'sql');
     }
   }
 
-  /** `namespace.table` becomes view `table` in schema `namespace`, reading the files directly. */
+  /**
+   * `namespace.table` becomes view `table` in schema `namespace`, reading the files directly.
+   * Its gzip files are read to their end in the background (a statement naming the view waits
+   * for that): a damaged one makes the view fail, naming the file. A view registered again
+   * lets go of what the one it replaces unpacked.
+   */
   async registerView(work: Work, name: string, source: ResultSource): Promise<void> {
     const plan = await this.plan(work, source);
     const dot = name.indexOf('.');
     const schema = dot > 0 ? name.slice(0, dot) : undefined;
     const qualified = schema ? `${quoteIdent(schema)}.${quoteIdent(name.slice(dot + 1))}` : quoteIdent(name);
-    await this.run(work, async (conn) => {
-      if (schema) await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-      await conn.run(`CREATE OR REPLACE VIEW ${qualified} AS ${plan.sql}`);
-    });
-    this.views.set(name, plan.columns);
+    const view: ConsoleView = { name, qualified, columns: plan.columns, gzipFiles: plan.gzipFiles ?? [], unpacked: plan.unpacked, replaced: false };
+    let replaced: ConsoleView | undefined;
+    try {
+      replaced = await this.run(work, (conn) => this.viewDdl(async () => {
+        if (schema) await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+        await conn.run(`CREATE OR REPLACE VIEW ${qualified} AS ${plan.sql}`);
+        const previous = this.consoleViews.get(name);
+        this.consoleViews.set(name, view);
+        if (previous) previous.replaced = true;
+        return previous;
+      }));
+    } catch (err) {
+      await this.unpacker.release(plan.unpacked);
+      throw err;
+    }
+    await this.unpacker.release(replaced?.unpacked ?? []);
+    if (view.gzipFiles.length > 0) this.viewChecks = this.viewChecks.then(() => this.checkView(view));
   }
 
   listViews(): { name: string; columns: ResultColumn[] }[] {
-    return [...this.views].map(([name, columns]) => ({ name, columns }));
+    return [...this.consoleViews.values()].map(({ name, columns }) => ({ name, columns }));
   }
 
-  /** Writes beside the target and renames when complete, so a cancelled export leaves no partial file under its name. */
-  export(work: Work, source: ExportSource, target: ExportTarget): Promise<{ rows: number; path: string }> {
+  /**
+   * Writes beside the target and renames when complete, so a cancelled export leaves no partial
+   * file under its name. A result's files are read to their end alongside (a damaged one fails
+   * the export); a sorted export of a result waits for its copy (reporting the rows copied).
+   */
+  async export(work: Work, source: ExportSource, target: ExportTarget): Promise<{ rows: number; path: string }> {
     const result = 'handle' in source ? this.result(source.handle) : undefined;
     const view = 'handle' in source ? (source.view ?? {}) : {};
     const database = 'sql' in source ? source.database : undefined;
     const partial = `${target.path}.partial`;
     const options = target.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
-    return this.run(work, (conn) => this.onDatabase(conn, database, async () => {
+    if (result?.damage) throw result.damage;
+    if ('sql' in source) await this.viewsChecked(work, source.sql);
+    // the rows reported only go up: those copied while the export waits, then those written
+    let reported = 0;
+    const progress = (rows: number): void => {
+      if (rows <= reported) return;
+      reported = rows;
+      work.progress(rows);
+    };
+    const exported = this.run(work, (conn) => this.onDatabase(conn, database, async () => {
       if (result) await checkFilterValues(conn, view, result.columns);
+      if (result && (view.sort ?? []).length > 0) await this.untilCopied(work, result, progress);
       // a console statement's kept rows are written once they are all in
       const keptQuery = 'kept' in source ? await this.consoleRows.exportQuery(source.kept, work) : undefined;
       const query = result
         ? viewQuery(result, view)
         : { sql: keptQuery ?? withoutTrailingSemicolons((source as { sql: string }).sql), params: [], readsStore: false, readsFiles: false };
+      const write = async (): Promise<number> =>
+        Number((await conn.runAndReadAll(`COPY (${query.sql}\n) TO ${quoteString(partial)} (${options})`, query.params)).getRowsJson()[0][0]);
       const copy = async (): Promise<{ rows: number; path: string }> => {
         await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
-        const timer = setInterval(() => work.progress(Math.max(0, Number(conn.progress.rows_processed))), PROGRESS_MS);
+        const timer = setInterval(() => progress(Math.max(0, Number(conn.progress.rows_processed))), PROGRESS_MS);
         try {
-          const reader = await conn.runAndReadAll(`COPY (${query.sql}\n) TO ${quoteString(partial)} (${options})`, query.params);
+          // put under its name only once the files it read are known to be whole
+          const rows = await (result && query.readsFiles ? this.checkingEnds(result, this.allFiles(result), work, write) : write());
           await rename(partial, target.path);
-          const rows = Number(reader.getRowsJson()[0][0]);
           work.progress(rows);
           return { rows, path: target.path };
         } catch (err) {
@@ -352,8 +434,9 @@ export class ResultEngine {
           clearInterval(timer);
         }
       };
-      return result ? withUsersWhere(conn, view, result.columns, () => this.reading(result, query, copy)) : copy();
+      return result ? withUsersWhere(conn, view, result.columns, () => this.reading(result, query, work, copy)) : copy();
     }), result ? 'files' : 'sql');
+    return result ? this.judged(result, exported) : exported;
   }
 
   /** Settings changed while the engine runs: DuckDB's memory limit, the kept copies' budget. */
@@ -382,6 +465,61 @@ export class ResultEngine {
     await result.conversion;
     await this.drop(result);
     if (result.store.kept) await this.kept.trim(this.openFiles());
+  }
+
+  /**
+   * Waits until the files of the console views a statement names are read to their end (a
+   * damaged view then fails the statement, naming the file). A view counts as named when its
+   * table's name appears in the text as a word: a wait too many costs no more than the wait.
+   */
+  private async viewsChecked(work: Work, text: string): Promise<void> {
+    const named = [...this.consoleViews.values()].filter((view) => view.gzipFiles.length > 0 && !view.replaced && mentions(text, view.name));
+    if (named.length === 0) return;
+    await untilCancelled(Promise.all(named.map((view) => this.checkView(view))), () => work.cancelled);
+  }
+
+  /** Reads a console view's gzip files to their end, once; a damaged one replaces the view by one that fails naming it. */
+  private checkView(view: ConsoleView): Promise<void> {
+    view.checked ??= (async () => {
+      for (const path of view.gzipFiles) {
+        try {
+          await this.ends.records(path, () => view.replaced);
+        } catch (err) {
+          const e = toEngineError(err);
+          // a file that cannot be read for another reason fails the statements that read it
+          if (e.kind === 'corrupt') await this.failView(view, e);
+          return;
+        }
+      }
+    })();
+    return view.checked;
+  }
+
+  /** Replaces a console view over a damaged file by one with its columns that fails naming the file. */
+  private async failView(view: ConsoleView, damage: EngineError): Promise<void> {
+    const fails = `error(${quoteString(`${DAMAGED_VIEW_MARK}${view.name}: ${damage.message}`)}) IS NULL`;
+    const nulls = view.columns.map((c) => `CAST(NULL AS ${c.sqlType}) AS ${quoteIdent(c.name)}`).join(', ');
+    const conn = await this.db.connect();
+    try {
+      await this.viewDdl(async () => {
+        if (view.replaced) return;
+        await conn.run(`CREATE OR REPLACE VIEW ${view.qualified} AS SELECT ${nulls || 'NULL AS damaged'} WHERE ${fails}`).catch(() =>
+          conn.run(`CREATE OR REPLACE VIEW ${view.qualified} AS SELECT NULL AS damaged WHERE ${fails}`),
+        );
+      });
+      this.log(`SQL console view ${view.name}: ${damage.message}`);
+    } catch (err) {
+      this.log(`SQL console view ${view.name} could not be marked damaged: ${toEngineError(err).message}`);
+    } finally {
+      conn.closeSync();
+    }
+  }
+
+  /** Console views are made and replaced one at a time, so a view marked damaged never replaces a newer registration. */
+  private viewDdl<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.viewWork.then(task, task);
+    this.viewWork = next.catch(() => undefined);
+    return next;
   }
 
   /** Runs `task` with `database` attached and as the connection's default catalog. */
@@ -493,10 +631,51 @@ export class ResultEngine {
     return lines.slice(from - first, from - first + count);
   }
 
-  /** Runs `task` with the result's table attached when it reads from it, as a reader of files when it reads from them. */
-  private reading<T>(result: OpenResult, reads: Reads, task: () => Promise<T>): Promise<T> {
-    const read = reads.readsFiles ? () => this.readingFiles(() => this.namingDamage(result, task)) : task;
-    return reads.readsStore ? result.store.use(read) : read();
+  /**
+   * Runs `task` with the result's table attached when it reads from it, as a reader of files
+   * when it reads from them. Out of memory reading the files while the copy is being made is
+   * told as such: once the copy is complete, the same request reads the table instead.
+   */
+  private async reading<T>(result: OpenResult, reads: Reads, work: Work, task: () => Promise<T>): Promise<T> {
+    const read = reads.readsFiles ? () => this.readingFiles(() => this.namingDamage(result, work, task)) : task;
+    try {
+      return await (reads.readsStore ? result.store.use(read) : read());
+    } catch (err) {
+      const copying = reads.readsFiles && !result.store.complete && !result.copyFailure && !result.closed;
+      if (!copying || toEngineError(err).kind !== 'outOfMemory') throw err;
+      throw new EngineError(
+        'outOfMemory',
+        'Out of memory reading the result\'s files while its copy is still being made. Wait until the copy is complete (a sort or filter then reads the copy, which needs far less memory), then try again.',
+      );
+    }
+  }
+
+  /**
+   * Waits until the result's copy is complete (or stopped: closed, damaged or failed), and
+   * reports the rows copied as `progress`. Cancellable; fails with the damage when the copy
+   * stopped at a damaged file.
+   */
+  private async untilCopied(work: Work, result: OpenResult, progress?: (rows: number) => void): Promise<void> {
+    if (result.store.complete) return;
+    let poll: NodeJS.Timeout | undefined;
+    const cancelled = new Promise<void>((resolve) => {
+      poll = setInterval(() => {
+        if (work.cancelled) resolve();
+        else progress?.(result.store.convertedRows);
+      }, PROGRESS_MS);
+    });
+    try {
+      await Promise.race([result.conversion, cancelled]);
+    } finally {
+      clearInterval(poll);
+    }
+    if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
+    if (result.damage) throw result.damage;
+  }
+
+  /** A request's failure over files opened without their schema: a value that does not fit a guessed type is told as such. */
+  private judged<T>(result: OpenResult, request: Promise<T>): Promise<T> {
+    return result.guessedTypes ? request.catch((err: unknown) => Promise.reject(withGuessedTypes(err))) : request;
   }
 
   /**
@@ -510,7 +689,9 @@ export class ResultEngine {
     const fromStore = (start: number, rows: number): Promise<unknown[][]> =>
       store.use(async () => jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM ${store.table} WHERE rowid >= ${start} AND rowid < ${start + rows} ORDER BY rowid`)));
     if (store.complete || offset + limit <= store.convertedRows) return fromStore(offset, limit);
-    const parts = result.perFile ? partsOf(store.fileRows, offset, limit) : undefined;
+    const parts = result.perFile ? partsOf(result.damage ? this.rowsBeforeDamage(result) : store.fileRows, offset, limit) : undefined;
+    // past a damaged file, rows are not where they seem: only those known to lie before the damage are served
+    if (result.damage && (!parts || parts.reduce((sum, part) => sum + part.rows, 0) < limit)) throw result.damage;
     const fromFiles = (sql: string): Promise<unknown[][]> => this.readingFiles(async () => jsonRows(await conn.runAndReadAll(sql)));
     if (!parts) return fromFiles(`SELECT ${columns} FROM ${result.view} LIMIT ${limit} OFFSET ${offset}`);
     const rows: unknown[][] = [];
@@ -580,20 +761,37 @@ export class ResultEngine {
   /** A JSONL file's records, counted by its lines (fileLines.ts); a gzip file cut short fails as `corrupt`. */
   private async countLines(result: OpenResult, file: number, cancelled: () => boolean): Promise<number> {
     const lines = result.lineWindows!;
-    const records = await countRecords(lines.paths[file], { gzip: lines.gzip, cancelled });
-    result.wholeFiles.add(file);
-    return records;
+    if (lines.gzip) return (await this.checkWhole(result, file, cancelled))!;
+    return countRecords(lines.paths[file], { gzip: false, cancelled });
   }
 
-  /** Fails as `corrupt` when a gzip file of the result is cut short or garbled (read to its end once). */
-  private async checkWhole(result: OpenResult, file: number, cancelled: () => boolean): Promise<void> {
-    if (!result.gzipFiles || result.wholeFiles.has(file)) return;
-    if (result.lineWindows) {
-      await this.countLines(result, file, cancelled);
-      return;
+  /**
+   * Each file's rows as far as they are known to lie before the damage: those of the damaged
+   * file before it where known (else none), none after it.
+   */
+  private rowsBeforeDamage(result: OpenResult): (number | undefined)[] {
+    const damaged = result.damagedFile ?? 0;
+    return result.store.fileRows.map((rows, file) => (file < damaged ? rows : file === damaged ? (result.damagedFileRows ?? 0) : 0));
+  }
+
+  /**
+   * Reads a gzip file of the result to its end (once for all requests, fileEnds.ts): its
+   * records (non-blank lines). Fails as `corrupt` when it is cut short or garbled, and the
+   * result then knows its damage.
+   */
+  private async checkWhole(result: OpenResult, file: number, cancelled: () => boolean): Promise<number | undefined> {
+    if (!result.gzipFiles) return undefined;
+    try {
+      return await this.ends.records(result.gzipFiles[file], cancelled);
+    } catch (err) {
+      if (isEngineError(err) && err.kind === 'corrupt' && (result.damagedFile === undefined || file < result.damagedFile)) {
+        result.damage = err;
+        result.damagedFile = file;
+        // a JSONL file's whole lines before the damage are its rows there
+        result.damagedFileRows = err instanceof DamagedFile && result.lineWindows ? err.records : undefined;
+      }
+      throw err;
     }
-    await checkGzipEnd(result.gzipFiles[file], cancelled);
-    result.wholeFiles.add(file);
   }
 
   /**
@@ -603,21 +801,20 @@ export class ResultEngine {
    * cut mid-line as a malformed row).
    */
   private async checkingEnds<T>(result: OpenResult, files: number[], work: Work, task: () => Promise<T>): Promise<T> {
-    const unchecked = files.filter((file) => result.gzipFiles && !result.wholeFiles.has(file));
+    const gzipFiles = result.gzipFiles;
+    const unchecked = gzipFiles ? files.filter((file) => !this.ends.isWhole(gzipFiles[file])) : [];
     if (unchecked.length === 0) return task();
-    const damage = Promise.all(unchecked.map((file) => this.checkWhole(result, file, () => work.cancelled))).then(
-      () => undefined,
-      (err: unknown) => {
-        const e = toEngineError(err);
-        // a file that could not be read to its end for another reason is left to the task to judge
-        return e.kind === 'corrupt' ? e : undefined;
-      },
-    );
+    let abandoned = false;
+    const damage = this.damageIn(result, unchecked, () => work.cancelled || abandoned);
     let value: T;
     try {
       value = await task();
     } catch (err) {
-      throw (await damage) ?? err;
+      // a failure that damage may explain waits for the files' ends; another (a mistake, a cancel, memory) does not
+      const kind = toEngineError(err).kind;
+      if (kind === 'corrupt' || kind === 'io' || kind === 'schema') throw (await damage) ?? err;
+      abandoned = true;
+      throw err;
     }
     const found = await damage;
     if (found) throw found;
@@ -625,23 +822,36 @@ export class ResultEngine {
   }
 
   /**
+   * Reads the result's `files` to their end, FILES_COUNTED_AT_ONCE at a time: the damage found
+   * (undefined when none). A file that could not be read to its end for another reason is left
+   * to the request that reads it to judge.
+   */
+  private async damageIn(result: OpenResult, files: number[], cancelled: () => boolean): Promise<EngineError | undefined> {
+    const queue = [...files];
+    let found: EngineError | undefined;
+    const reader = async (): Promise<void> => {
+      for (let file = queue.shift(); file !== undefined && !found && !cancelled(); file = queue.shift()) {
+        await this.checkWhole(result, file, cancelled).catch((err: unknown) => {
+          const e = toEngineError(err);
+          if (e.kind === 'corrupt') found ??= e;
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: FILES_COUNTED_AT_ONCE }, reader));
+    return found;
+  }
+
+  /**
    * Runs `task`, which reads the files; when it fails on damaged data, the gzip files not yet
    * read to their end are, so that a file cut short is named as such rather than as a row
    * DuckDB could not parse.
    */
-  private async namingDamage<T>(result: OpenResult, task: () => Promise<T>): Promise<T> {
+  private async namingDamage<T>(result: OpenResult, work: Work, task: () => Promise<T>): Promise<T> {
     try {
       return await task();
     } catch (err) {
       if (!result.gzipFiles || toEngineError(err).kind !== 'corrupt') throw err;
-      for (const file of this.allFiles(result)) {
-        const found = await this.checkWhole(result, file, () => result.closed).then(
-          () => undefined,
-          (e: unknown) => toEngineError(e),
-        );
-        if (found?.kind === 'corrupt') throw found;
-      }
-      throw err;
+      throw (await this.damageIn(result, this.allFiles(result), () => work.cancelled || result.closed)) ?? err;
     }
   }
 
@@ -653,10 +863,18 @@ export class ResultEngine {
     work: Work,
     source: ResultSource,
   ): Promise<SourcePlan & { unpacked: string[]; perFile?: string[]; lineWindows?: LineWindows; gzipFiles?: string[]; fileCount: number }> {
-    const files = await inspectFiles(source, this.workDir);
+    const files = await inspectFiles(source, this.unpacker);
     const options = { gzip: files.gzip, schema: source.schema };
-    const reader = readerCall(files.format, files.paths, options);
-    const described = files.format === 'jsonl' && source.schema ? [] : await this.run(work, (conn) => describe(conn, reader));
+    let reader = readerCall(files.format, files.paths, options);
+    let described: FileColumn[] = [];
+    try {
+      if (files.format !== 'jsonl' || !source.schema) described = await this.run(work, (conn) => describe(conn, reader));
+    } catch (err) {
+      await this.unpacker.release(files.unpacked);
+      throw err;
+    }
+    // without a schema, JSONL records' parts are read as JSON: their fields as text (sourcePlan.ts)
+    if (files.format === 'jsonl' && !source.schema) reader = readerCall(files.format, files.paths, { ...options, jsonParts: described.map((c) => c.name) });
     const perFile = readsAlikeFileByFile(files.format, source.schema)
       ? files.paths.map((path) => planSource(files.format, readerCall(files.format, [path], options), described, source.schema).sql)
       : undefined;
@@ -675,16 +893,10 @@ export class ResultEngine {
       result.converting = conn;
       if (result.closed) return;
       // the files copied are read to their end alongside, on another core: DuckDB would copy a
-      // file cut short as a shorter one, and one cut mid-line fails as a malformed row
+      // file cut short as a shorter one, and one cut mid-line fails as a malformed row (a
+      // damaged file found is the result's damage: the copy stops there)
       const checks: Work = { progress: () => undefined, get cancelled() { return result.closed; } };
-      const checked = async <T>(files: number[], copy: () => Promise<T>): Promise<T> => {
-        try {
-          return await this.checkingEnds(result, files, checks, copy);
-        } catch (err) {
-          if (isEngineError(err) && err.kind === 'corrupt') result.damage = err;
-          throw err;
-        }
-      };
+      const checked = <T>(files: number[], copy: () => Promise<T>): Promise<T> => this.checkingEnds(result, files, checks, copy);
       await result.store.convert(conn, result.view, result.perFile, {
         turn: () => Promise.race([this.filesFree(), new Promise<void>((resolve) => (result.closing = resolve))]),
         copying: async (copy) => {
@@ -720,7 +932,7 @@ export class ResultEngine {
       conn.closeSync();
     }
     await result.store.close();
-    await Promise.all(result.unpacked.map((f) => rm(f, { force: true })));
+    await this.unpacker.release(result.unpacked);
   }
 
   /** Runs `task` on a connection of its own; a failure is judged by where its statement came from (`sql`: the user's). */
@@ -853,6 +1065,12 @@ function attachError(database: AttachedDatabase, err: unknown): EngineError {
     return new EngineError('io', `There is no database at ${database.path} yet. Sync a table first, then run the statement again.`);
   }
   return toEngineError(err);
+}
+
+/** Whether a statement's text names the table of a console view (`canvas.users`: the word `users`, in any case). */
+function mentions(text: string, view: string): boolean {
+  const table = view.slice(view.indexOf('.') + 1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^A-Za-z0-9_$])${table}($|[^A-Za-z0-9_$])`, 'i').test(text);
 }
 
 function whole(n: number): number {

@@ -2,7 +2,10 @@
 // for the format (gzip JSONL, CSV, TSV, Parquet; all files of a job in one call) and a
 // projection that names and types every column the way the CSV results flatten them
 // (`key.id`, `value.address.city`, `meta.action`). With a schema the names and types come from
-// it; without one, from what DuckDB infers.
+// it. Without one (files opened from VS Code's explorer) the names come from what DuckDB finds
+// in the first rows, but no types: a type guessed from them fails on a later row that does not
+// fit it, so CSV and TSV columns are read as text, and JSONL records' parts as JSON whose
+// fields are read as text (nested ones as JSON).
 
 import type { SchemaEnvelope } from '../core/contract';
 import { columnsOf, type Column } from '../core/schema';
@@ -24,8 +27,10 @@ export interface SourcePlan {
 
 interface ReaderOptions {
   gzip: boolean;
-  /** JSONL with a schema: the record's typed STRUCT columns; CSV/TSV with a schema: read all as text */
+  /** JSONL with a schema: the record's typed STRUCT columns */
   schema?: SchemaEnvelope;
+  /** JSONL without a schema: the records' parts (top-level names) found in the first rows, each read as JSON */
+  jsonParts?: string[];
 }
 
 const META_COLUMNS: Column[] = [
@@ -76,14 +81,18 @@ export function readerCall(format: ResultFormat, paths: string[], o: ReaderOptio
   switch (format) {
     case 'jsonl': {
       const compression = o.gzip ? 'gzip' : 'uncompressed';
-      const columns = o.schema ? `, columns=${recordStructs(o.schema)}` : '';
+      const columns = o.schema
+        ? `, columns=${recordStructs(o.schema)}`
+        : o.jsonParts
+          ? `, columns={${o.jsonParts.map((name) => `${quoteString(name)}: 'JSON'`).join(', ')}}`
+          : '';
       return `read_json(${files}, format='newline_delimited', compression='${compression}'${columns})`;
     }
     case 'csv':
     case 'tsv': {
       const dialect = format === 'csv' ? `delim=',', quote='"', escape='"'` : `delim='\t', quote='', escape=''`;
-      const text = o.schema ? ', all_varchar=true' : '';
-      return `read_csv(${files}, header=true, ${dialect}, compression='${o.gzip ? 'gzip' : 'none'}'${text})`;
+      // as text: cast to the schema's types, or shown as it is (a type guessed from the first rows would fail on a later one)
+      return `read_csv(${files}, header=true, ${dialect}, compression='${o.gzip ? 'gzip' : 'none'}', all_varchar=true)`;
     }
     case 'parquet':
       return `read_parquet(${files})`;
@@ -113,7 +122,8 @@ export function readsAlikeFileByFile(format: ResultFormat, schema?: SchemaEnvelo
 
 /**
  * The projection over the reader. `fileColumns` is what the reader delivers (unused for JSONL
- * with a schema, whose record shape the schema fixes).
+ * with a schema, whose record shape the schema fixes; for JSONL without one, the parts as the
+ * first rows suggest them, read by a reader given `jsonParts`).
  */
 export function planSource(format: ResultFormat, reader: string, fileColumns: FileColumn[], schema?: SchemaEnvelope): SourcePlan {
   const select: string[] = [];
@@ -122,11 +132,12 @@ export function planSource(format: ResultFormat, reader: string, fileColumns: Fi
     select.push(`${expression} AS ${quoteIdent(column.name)}`);
     columns.push(column);
   };
-  if (format === 'jsonl') {
-    const parts = schema ? schemaParts(schema) : inferredParts(fileColumns);
-    for (const part of parts) {
+  if (format === 'jsonl' && schema) {
+    for (const part of schemaParts(schema)) {
       for (const leaf of part.leaves) add(fieldPath(part.name, leaf.path), leaf.column);
     }
+  } else if (format === 'jsonl') {
+    for (const leaf of textLeaves(fileColumns)) add(leaf.expression, leaf.column);
   } else {
     const known = schema ? schemaColumnsByName(schema) : new Map<string, ResultColumn>();
     for (const file of fileColumns) {
@@ -162,17 +173,31 @@ interface Leaf {
 
 const PART_ORDER = ['key', 'value', 'meta'];
 
-/** Inferred JSONL records: key, value and meta (in that order) flattened one level (`key.id`, `value.name`). */
-function inferredParts(fileColumns: FileColumn[]): { name: string; leaves: Leaf[] }[] {
+/**
+ * JSONL records without a schema: key, value and meta (in that order) flattened one level
+ * (`key.id`, `value.name`) as the first rows suggest, each part read as JSON. A field is
+ * text (a number as its digits), or JSON where the first rows hold an object or a list
+ * there, whatever a later row holds: nothing guessed can fail on it.
+ */
+function textLeaves(fileColumns: FileColumn[]): { expression: string; column: ResultColumn }[] {
   const rank = (c: FileColumn): number => (PART_ORDER.includes(c.name) ? PART_ORDER.indexOf(c.name) : PART_ORDER.length);
   return [...fileColumns]
     .sort((a, b) => rank(a) - rank(b))
-    .map((part) => ({
-      name: part.name,
-      leaves: part.fields
-        ? part.fields.map((f) => ({ path: [f.name], column: inferredColumn(`${part.name}.${f.name}`, f.sqlType) }))
-        : [{ path: [], column: inferredColumn(part.name, part.sqlType) }],
-    }));
+    .flatMap((part) => {
+      const json = quoteIdent(part.name);
+      if (!part.fields) return [textLeaf(part.name, json, '$', part.sqlType)];
+      return part.fields.map((f) => textLeaf(`${part.name}.${f.name}`, json, jsonPointer(f.name), f.sqlType));
+    });
+}
+
+function textLeaf(name: string, json: string, path: string, seenType: string): { expression: string; column: ResultColumn } {
+  if (/^(STRUCT|MAP)\b|\]$/i.test(seenType.trim())) return { expression: `json_extract(${json}, ${quoteString(path)})`, column: { name, type: 'json', sqlType: 'JSON' } };
+  return { expression: `json_extract_string(${json}, ${quoteString(path)})`, column: { name, type: 'string', sqlType: 'VARCHAR' } };
+}
+
+/** A member of a JSON object as a JSON Pointer (RFC 6901), whatever characters its name holds. */
+function jsonPointer(member: string): string {
+  return `/${member.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
 function inferredColumn(name: string, sqlType: string): ResultColumn {

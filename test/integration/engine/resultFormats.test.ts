@@ -114,14 +114,17 @@ describe('engine: result files of every format', function () {
     assert.equal(typeof JSON.parse(page.rows[0][index] as string), 'object');
   });
 
-  it('without a schema infers the types, says so, and still flattens key, value and meta', async () => {
+  it('without a schema reads the fields as text, says so, and still flattens key, value and meta', async () => {
     const files = await results.download('canvas', 'submissions', 'jsonl');
     const withSchema = await engine.open(files);
     const inferred = await engine.open({ paths: files.paths });
     assert.equal(inferred.typesInferred, true);
     assert.deepEqual(new Set(inferred.columns.map((c) => c.name)), new Set(withSchema.columns.map((c) => c.name)));
     assert.equal(inferred.columns[0].name, 'key.id');
-    assert.equal(inferred.columns[0].type, 'int64');
+    // a type guessed from the first rows could fail on a later one: the ids come as their digits
+    assert.equal(inferred.columns[0].type, 'string');
+    const ids = (await engine.page(withSchema.handle, {}, 0, 5)).rows.map((row) => String(row[0]));
+    assert.deepEqual((await engine.page(inferred.handle, {}, 0, 5)).rows.map((row) => row[0]), ids);
     assert.equal(await engine.count(inferred.handle, {}), await engine.count(withSchema.handle, {}));
   });
 });
