@@ -6,14 +6,18 @@
 // click or by keyboard (Tab or Up from the first row reaches the headers, Left and Right move
 // between them, Enter sorts, Shift adds to the sort, Down goes back to the rows). Rows whose
 // read failed are asked for again when the user next moves, or once the engine answers again.
+// "Go to" a row not read yet waits for the row count. Without a result (a statement failed)
+// the grid shows only why.
 
 import { BUSY_AFTER_MS, busyText, sameView } from './busyText';
 import { cellText, hoverText, rowTsv, shownText } from './cellText';
+import { countingToText, goToRow } from './goToRow';
 import { followCursor, moveCursor, type Cursor } from './gridCursor';
 import type { ResultColumn } from '../engine/engineProtocol';
-import { WINDOW_ROWS, type ToHost, type ToWebview, type ViewState } from './previewProtocol';
+import { EMPTY_VIEW, WINDOW_ROWS, type ToHost, type ToWebview, type ViewState } from './previewProtocol';
 import { RowWindows } from './rowWindows';
 import { contentHeight, lastFirstRow, rowAtScroll, scrollForRow, type ScrollGeometry } from './scrollGeometry';
+import { takesAppliedText } from './viewInputs';
 
 interface VsCodeApi {
   postMessage(message: ToHost): void;
@@ -60,12 +64,17 @@ class PreviewGrid {
   private busyTimer: ReturnType<typeof setInterval> | undefined;
   /** the current view failed: its rows will not come */
   private failed = false;
+  /** no result to show (it could not be opened, or the statement failed): no rows, nothing to export */
+  private empty = false;
+  /** a "Go to" row beyond the rows read so far, gone to once the count arrives */
+  private pendingRow: number | undefined;
 
   private readonly title = el('span', 'title');
   private readonly where = el('input', 'where');
   private readonly jump = el('input', 'jump');
   private readonly status = el('span', 'status');
   private readonly cancel = el('button', 'cancel', 'Cancel');
+  private readonly exportButton = el('button', 'export', 'Export…');
   private readonly error = el('div', 'error');
   private readonly scroller = el('div', 'scroller');
   private readonly header = el('div', 'header');
@@ -102,21 +111,21 @@ class PreviewGrid {
     this.jump.placeholder = 'row';
     this.jump.setAttribute('aria-label', 'Go to row');
     this.jump.addEventListener('keydown', (e) => {
-      if (e.key !== 'Enter' || !this.jump.value) return;
-      // past the last row (once the count is known) goes to the last row
-      const asked = Math.max(0, Math.floor(Number(this.jump.value)) - 1);
-      const row = this.total === undefined ? asked : Math.min(asked, Math.max(0, this.total - 1));
-      this.cursor = { ...this.cursor, row };
-      this.setFirstRow(row);
+      if (e.key !== 'Enter' || !this.jump.value || this.empty) return;
+      // past the last row goes to the last row; beyond the rows read so far, once the count says where that is
+      const target = goToRow(Number(this.jump.value) - 1, this.total, this.windows.known());
+      this.pendingRow = undefined;
+      if ('row' in target) this.goTo(target.row);
+      else this.pendingRow = target.afterCount;
       this.scroller.focus();
+      this.showStatus();
     });
-    const exportButton = el('button', 'export', 'Export…');
-    exportButton.addEventListener('click', () => this.vscode.postMessage({ type: 'export' }));
+    this.exportButton.addEventListener('click', () => this.vscode.postMessage({ type: 'export' }));
     this.status.setAttribute('role', 'status');
     this.cancel.title = 'Stop this sort or filter and go back to the rows shown before (Escape)';
     this.cancel.hidden = true;
     this.cancel.addEventListener('click', () => this.cancelView());
-    toolbar.append(this.title, el('label', 'label', 'WHERE'), this.where, el('label', 'label', 'Go to'), this.jump, this.status, this.cancel, exportButton);
+    toolbar.append(this.title, el('label', 'label', 'WHERE'), this.where, el('label', 'label', 'Go to'), this.jump, this.status, this.cancel, this.exportButton);
 
     this.error.setAttribute('role', 'alert');
     this.error.hidden = true;
@@ -135,11 +144,12 @@ class PreviewGrid {
   private receive(message: ToWebview): void {
     switch (message.type) {
       case 'init':
-        this.title.textContent = message.title;
-        this.columns = message.columns;
-        this.canShape = message.canShape;
-        this.buildColumns();
-        this.applyView(message.view, message.version, this.savedState(message.version));
+        this.showResult(message.title, message.columns, message.canShape, false);
+        this.applyView(message.view, message.version, { saved: this.savedState(message.version), newResult: true });
+        break;
+      case 'empty':
+        this.showResult(message.title, [], false, true);
+        this.applyView(EMPTY_VIEW, message.version, { newResult: true });
         break;
       case 'view':
         this.applyView(message.view, message.version);
@@ -148,6 +158,7 @@ class PreviewGrid {
         if (message.version !== this.version) return;
         this.windows.received(message.offset, message.rows);
         this.layout();
+        this.goToPendingRow();
         break;
       case 'rowsFailed':
         if (message.version !== this.version) return;
@@ -158,10 +169,13 @@ class PreviewGrid {
         if (message.version !== this.version) return;
         this.total = message.total;
         this.layout();
+        this.goToPendingRow();
         break;
       case 'error':
         this.showError(message.message);
         this.failed = message.message !== undefined;
+        // a row asked for before the count is not gone to later, out of the blue: the error says why it was not
+        if (this.failed) this.pendingRow = undefined;
         // the engine answered again: rows that failed before may come now
         if (!this.failed) this.windows.retry();
         this.render();
@@ -175,6 +189,19 @@ class PreviewGrid {
     this.error.replaceChildren(first);
     if (details.length > 0) this.error.append(el('div', 'detail', details.join('\n')));
     this.error.hidden = message === undefined;
+  }
+
+  /** A new result (or none): its title and columns, and what the toolbar offers for it. */
+  private showResult(title: string, columns: ResultColumn[], canShape: boolean, empty: boolean): void {
+    this.title.textContent = title;
+    this.columns = columns;
+    this.canShape = canShape;
+    this.empty = empty;
+    this.exportButton.disabled = empty;
+    this.jump.disabled = empty;
+    // no header or rows of the result shown before: only the message
+    this.scroller.hidden = empty;
+    this.buildColumns();
   }
 
   private savedState(version: number): SavedState | undefined {
@@ -298,17 +325,29 @@ class PreviewGrid {
     return waited >= BUSY_AFTER_MS ? waited : undefined;
   }
 
-  private applyView(view: ViewState, version: number, saved?: SavedState): void {
+  /**
+   * Shows a new view (of a new result with `newResult`). Its text goes into the WHERE and filter
+   * boxes that it changed: what the user typed in the others, not applied yet, stays.
+   */
+  private applyView(view: ViewState, version: number, how: { saved?: SavedState; newResult?: boolean } = {}): void {
+    const { saved, newResult = false } = how;
+    const before = this.view;
     this.view = view;
     this.version = version;
     this.windows.clear();
     this.total = undefined;
     this.failed = false;
+    this.pendingRow = undefined;
     this.cursor = saved?.cursor ?? { row: 0, column: this.cursor.column };
     this.firstRow = saved?.firstRow ?? 0;
-    this.where.value = view.where;
+    const fill = (input: HTMLInputElement, applied: (v: ViewState) => string): void => {
+      const after = applied(view);
+      if (newResult || takesAppliedText({ value: input.value, focused: document.activeElement === input }, applied(before), after)) input.value = after;
+    };
+    fill(this.where, (v) => v.where);
     this.filterRow.querySelectorAll('input').forEach((input, i) => {
-      input.value = view.filters[this.columns[i].name] ?? '';
+      const name = this.columns[i].name;
+      fill(input, (v) => v.filters[name] ?? '');
     });
     this.headRow.querySelectorAll<HTMLElement>('.cell:not(.gutter)').forEach((head, i) => {
       const sort = view.sort.find((s) => s.column === this.columns[i].name);
@@ -324,6 +363,7 @@ class PreviewGrid {
   }
 
   private totalRows(): number {
+    if (this.empty) return 0;
     return this.total ?? this.windows.estimate().rows;
   }
 
@@ -347,6 +387,21 @@ class PreviewGrid {
     this.render();
   }
 
+  /** Puts the cursor on a row and that row on screen. */
+  private goTo(row: number): void {
+    this.cursor = { ...this.cursor, row };
+    this.setFirstRow(row);
+  }
+
+  /** Goes to the row a "Go to" asked for before the count, once it is known where that row is. */
+  private goToPendingRow(): void {
+    if (this.pendingRow === undefined) return;
+    const target = goToRow(this.pendingRow, this.total, this.windows.known());
+    if (!('row' in target)) return;
+    this.pendingRow = undefined;
+    this.goTo(target.row);
+  }
+
   private setFirstRow(row: number): void {
     this.windows.retry();
     const g = this.geometry();
@@ -359,6 +414,7 @@ class PreviewGrid {
   private onScroll(): void {
     if (Math.abs(this.scroller.scrollTop - this.expectedScrollTop) < 1) return;
     this.expectedScrollTop = this.scroller.scrollTop;
+    this.pendingRow = undefined;
     this.firstRow = rowAtScroll(this.scroller.scrollTop, this.geometry());
     this.windows.retry();
     this.render();
@@ -372,6 +428,7 @@ class PreviewGrid {
     const rows = Math.trunc(this.wheelRemainder / ROW_HEIGHT);
     if (rows === 0) return;
     this.wheelRemainder -= rows * ROW_HEIGHT;
+    this.pendingRow = undefined;
     this.setFirstRow(this.firstRow + rows);
   }
 
@@ -398,6 +455,7 @@ class PreviewGrid {
     const next = moveCursor(this.cursor, { key: e.key, ctrl }, { rows: this.totalRows(), columns: this.columns.length, pageRows: this.viewportRows });
     if (!next) return;
     e.preventDefault();
+    this.pendingRow = undefined;
     this.cursor = next;
     this.rowSelected = false;
     this.setFirstRow(followCursor(this.firstRow, next.row, this.viewportRows));
@@ -421,6 +479,7 @@ class PreviewGrid {
     const rowIndex = this.firstRow + this.rowElements.indexOf(row as HTMLDivElement);
     const columnIndex = Array.prototype.indexOf.call(row.children, cell) - 1;
     this.rowSelected = columnIndex < 0;
+    this.pendingRow = undefined;
     this.cursor = { row: rowIndex, column: Math.max(0, columnIndex) };
     this.windows.retry();
     this.render();
@@ -474,6 +533,8 @@ class PreviewGrid {
   }
 
   private statusText(): string {
+    if (this.empty) return '';
+    if (this.pendingRow !== undefined) return countingToText(this.pendingRow);
     const waited = this.waitedEnough();
     if (waited !== undefined) return busyText(this.view, this.shownView, waited);
     if (this.total !== undefined) return `${this.total.toLocaleString()} rows`;

@@ -26,6 +26,8 @@ export const EMPTY_VIEW: ViewState = { sort: [], filters: {}, where: '' };
 export type ToWebview =
   /** the grid's columns and what it may offer; `canShape` is false where sort and filter do not apply */
   | { type: 'init'; title: string; columns: ResultColumn[]; canShape: boolean; view: ViewState; version: number }
+  /** nothing to show (the result could not be opened, or the statement failed): a title and no rows, the error says why */
+  | { type: 'empty'; title: string; version: number }
   /** a new view is in force: rows of older versions are stale */
   | { type: 'view'; view: ViewState; version: number }
   | { type: 'rows'; version: number; offset: number; rows: unknown[][] }

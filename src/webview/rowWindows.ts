@@ -78,10 +78,16 @@ export class RowWindows {
 
   /** The row count when a short window revealed the end; else a lower bound one window past what was seen. */
   estimate(): { rows: number; exact: boolean } {
+    const known = this.known();
+    return known.exact ? known : { rows: known.rows + this.size, exact: false };
+  }
+
+  /** The rows known to exist: all of them when a short window revealed the end, else up to the end of the furthest window held. */
+  known(): { rows: number; exact: boolean } {
     if (this.end !== undefined) return { rows: this.end, exact: true };
     let seen = 0;
     for (const [start, rows] of this.windows) seen = Math.max(seen, start + rows.length);
-    return { rows: seen + this.size, exact: false };
+    return { rows: seen, exact: false };
   }
 
   clear(): void {

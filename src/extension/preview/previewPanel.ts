@@ -55,10 +55,11 @@ export class PreviewPanel implements vscode.Disposable {
 
   /**
    * Shows a source's rows once it opens; settles when the grid has painted its first rows, or
-   * shows why it could not (the state's `error`). A source that is no longer `wanted` by then (a
-   * newer one was asked for, or the panel was closed) is closed unseen, and so is its failure.
+   * shows why it could not (the state's `error`), in place of whatever the panel showed before,
+   * titled `failedTitle` when given (a failed statement's). A source that is no longer `wanted` by
+   * then (a newer one was asked for, or the panel was closed) is closed unseen, and so is its failure.
    */
-  async show(opening: Promise<RowSource>, wanted: () => boolean = () => true): Promise<PreviewState> {
+  async show(opening: Promise<RowSource>, wanted: () => boolean = () => true, failedTitle?: string): Promise<PreviewState> {
     // a panel closed while its source opened wants nothing: the source closes unseen
     const stillWanted = (): boolean => !this.disposed && wanted();
     try {
@@ -71,7 +72,8 @@ export class PreviewPanel implements vscode.Disposable {
       this.session.attach(source);
     } catch (err) {
       if (!stillWanted()) return this.session.state();
-      this.session.fail(err);
+      if (failedTitle !== undefined) this.webviewPanel.title = failedTitle;
+      this.session.fail(err, failedTitle);
     }
     return this.session.whenShown();
   }

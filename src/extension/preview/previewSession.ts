@@ -69,12 +69,25 @@ export class PreviewSession {
     this.view = EMPTY_VIEW;
     this.startVersion();
     this.sendInit();
-    void previous?.close().catch((err: unknown) => this.logger.debug(`Closing a preview source failed: ${String(err)}`));
+    this.closeSource(previous);
   }
 
-  /** A source that could not be opened (or a statement that failed): one message in the grid. */
-  fail(err: unknown): void {
+  /**
+   * A source that could not be opened (or a statement that failed): one message in the grid, and
+   * nothing else. The source shown before is closed, so no row of it stays under the message or
+   * goes to an export; `title` (the failed statement's) names the grid. The message stays until
+   * a new source is attached.
+   */
+  fail(err: unknown, title?: string): void {
+    const previous = this.source;
+    this.source = undefined;
+    if (title !== undefined) this.title = title;
+    this.view = EMPTY_VIEW;
+    this.shown = undefined;
+    this.startVersion();
+    this.sendInit();
     this.setError(err);
+    this.closeSource(previous);
   }
 
   state(): PreviewState {
@@ -102,8 +115,9 @@ export class PreviewSession {
     });
   }
 
-  /** Applies what the user asked for to the whole result; returns the new view's version. */
+  /** Applies what the user asked for to the whole result; returns the new view's version. Without a result there is nothing to apply it to. */
   setView(view: ViewState): number {
+    if (!this.source) return this.version;
     this.view = view;
     this.startVersion();
     this.post({ type: 'view', view, version: this.version });
@@ -186,8 +200,12 @@ export class PreviewSession {
   dispose(): void {
     this.reads.abort();
     this.settleWaiters(true);
-    void this.source?.close().catch((err: unknown) => this.logger.debug(`Closing a preview source failed: ${String(err)}`));
+    this.closeSource(this.source);
     this.source = undefined;
+  }
+
+  private closeSource(source: RowSource | undefined): void {
+    void source?.close().catch((err: unknown) => this.logger.debug(`Closing a preview source failed: ${String(err)}`));
   }
 
   private startVersion(): void {
@@ -222,6 +240,8 @@ export class PreviewSession {
 
   private sendInit(): void {
     if (!this.source) {
+      // no rows to show: the grid keeps only the title and the failure
+      this.post({ type: 'empty', title: this.title, version: this.version });
       if (this.error !== undefined) this.post({ type: 'error', message: this.error });
       return;
     }

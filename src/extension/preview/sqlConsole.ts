@@ -10,13 +10,13 @@ import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
 import { WINDOW_ROWS } from '../../webview/previewProtocol';
 import { isCancellation } from '../ui/cancellation';
-import { viewNames, type DownloadedJobsProvider } from './downloadedJobs';
+import { ConsoleViews } from './consoleViews';
+import type { DownloadedJobsProvider } from './downloadedJobs';
 import type { PreviewPanel } from './previewPanel';
 import type { PreviewPanels } from './previewPanels';
-import { jobSource } from './previewTargets';
 import { runSqlStatement, type PreviewEngine } from './rowSource';
-import { suggestSql, type ConsoleView, type SqlSuggestion } from './sqlCompletion';
-import { splitStatements, statementAt } from './sqlStatements';
+import { suggestSql, type SqlSuggestion } from './sqlCompletion';
+import { splitStatements, statementAt, statementTitle } from './sqlStatements';
 
 export const OPEN_SQL_CONSOLE_COMMAND = 'dataQuery.openSqlConsole';
 export const RUN_SQL_COMMAND = 'dataQuery.runSqlStatement';
@@ -110,19 +110,17 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
   private readonly running = new Map<string, AbortController>();
   /** console document URI -> its hold on the engine: tables a console made live as long as it does */
   private readonly holds = new Map<string, () => void>();
-  /** view name -> key of the job it was registered for */
-  private readonly registered = new Map<string, string>();
-  /** view name -> key of the job whose files could not be read for it (said once in the log) */
-  private readonly unreadable = new Map<string, string>();
-  private views: ConsoleView[] | undefined;
-  private viewsSynced: Promise<void> = Promise.resolve();
+  /** the downloaded jobs as views, made before a statement runs */
+  private readonly views: ConsoleViews;
 
   constructor(
     private readonly engine: ConsoleEngine,
-    private readonly jobs: DownloadedJobsProvider,
+    jobs: DownloadedJobsProvider,
     private readonly panels: PreviewPanels,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.views = new ConsoleViews(engine, jobs, logger);
+  }
 
   register(): vscode.Disposable[] {
     const selector: vscode.DocumentSelector = { language: 'sql' };
@@ -189,10 +187,11 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     this.stop(key);
     const run = new AbortController();
     this.running.set(key, run);
-    const running = this.syncViews().then(() => runSqlStatement(this.engine, text, WINDOW_ROWS, run.signal, database));
+    // Cancel stops the wait for the views too (a new job's schema may take seconds)
+    const running = this.views.sync(run.signal).then(() => runSqlStatement(this.engine, text, WINDOW_ROWS, run.signal, database));
     offerCancel(running, run, text);
     try {
-      await panel.show(running, () => this.running.get(key) === run);
+      await panel.show(running, () => this.running.get(key) === run, statementTitle(text));
     } finally {
       if (this.running.get(key) === run) this.running.delete(key);
     }
@@ -218,16 +217,25 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     );
   }
 
-  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.CompletionItem[]> {
+  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position, token?: vscode.CancellationToken): Promise<vscode.CompletionItem[]> {
     // the downloaded jobs' names are not the names of a database console's tables
     if (!this.isConsole(document) || this.databases.has(document.uri.toString())) return [];
     const offset = document.offsetAt(position);
     const statement = statementAt(document.getText(), offset);
     const start = statement && statement.start <= offset ? statement.start : offset;
     const before = document.getText().slice(start, offset);
-    await this.syncViews();
-    this.views ??= await this.engine.listViews();
-    return suggestSql(before, statement?.text ?? before, this.views).map((s) => {
+    // completion that is no longer wanted stops waiting for the views
+    const stop = new AbortController();
+    const cancelling = token?.onCancellationRequested(() => stop.abort());
+    const views = await this.views
+      .list(stop.signal)
+      .catch((err: unknown) => {
+        if (isCancellation(err)) return undefined;
+        throw err;
+      })
+      .finally(() => cancelling?.dispose());
+    if (!views) return [];
+    return suggestSql(before, statement?.text ?? before, views).map((s) => {
       const item = new vscode.CompletionItem(s.label, SUGGESTION_KIND[s.kind]);
       item.insertText = s.insertText;
       item.detail = s.detail;
@@ -241,36 +249,6 @@ export class SqlConsoles implements vscode.CodeLensProvider, vscode.CompletionIt
     if (offset === undefined && editor?.document === document && !editor.selection.isEmpty) return document.getText(editor.selection).trim();
     const at = offset ?? (editor?.document === document ? document.offsetAt(editor.selection.active) : 0);
     return statementAt(document.getText(), at)?.text;
-  }
-
-  /** Registers the views of jobs downloaded since the last time, one caller after another (a view made twice at once conflicts). */
-  private syncViews(): Promise<void> {
-    const synced = this.viewsSynced.then(() => this.registerNewViews());
-    this.viewsSynced = synced.catch(() => undefined);
-    return synced;
-  }
-
-  /**
-   * A job whose files cannot be read (deleted, damaged) gets no view, and says so once in the
-   * log; it never fails the statement, which may not even name it.
-   */
-  private async registerNewViews(): Promise<void> {
-    for (const { name, job } of viewNames(this.jobs())) {
-      if (this.registered.get(name) === job.key) continue;
-      try {
-        await this.engine.registerView(name, await jobSource(job));
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        if (this.unreadable.get(name) !== job.key) {
-          this.unreadable.set(name, job.key);
-          this.logger.warn(`SQL console: no view ${name}, as the files of job ${job.jobId} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
-        }
-        continue;
-      }
-      this.unreadable.delete(name);
-      this.registered.set(name, job.key);
-      this.views = undefined;
-    }
   }
 
   /**

@@ -65,3 +65,9 @@ function leadingNoise(text: string): number {
   const noise = /^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$))*/.exec(text);
   return noise?.[0].length ?? 0;
 }
+
+/** A statement as a grid's title: its first line, shortened (what its result is titled with, and its failure). */
+export function statementTitle(text: string): string {
+  const line = text.trim().split(/\r?\n/)[0] ?? '';
+  return line.length > 40 ? `${line.slice(0, 40)}…` : line || 'SQL';
+}

@@ -180,8 +180,12 @@ describe('preview session', () => {
   it('shows why a result could not be opened', async () => {
     const { session: s, posted } = session();
     await s.receive({ type: 'ready' });
+    posted.length = 0;
     s.fail(new EngineError('corrupt', 'IO Error: part-1.jsonl.gz is not a gzip file. Download the job again.'));
-    assert.deepEqual(posted, [{ type: 'error', message: 'IO Error: part-1.jsonl.gz is not a gzip file. Download the job again.' }]);
+    assert.deepEqual(posted, [
+      { type: 'empty', title: 'loading', version: s.state().version },
+      { type: 'error', message: 'IO Error: part-1.jsonl.gz is not a gzip file. Download the job again.' },
+    ]);
     assert.match(String((await s.whenShown()).error), /not a gzip file/);
   });
 
@@ -190,7 +194,10 @@ describe('preview session', () => {
     s.fail(new DqError('io', 'Cannot read part-00000.jsonl.gz (ENOENT).', { hint: 'Download the job again.' }));
     assert.deepEqual(posted, [], 'nothing is posted before the page can receive it');
     await s.receive({ type: 'ready' });
-    assert.deepEqual(posted, [{ type: 'error', message: 'Cannot read part-00000.jsonl.gz (ENOENT). Download the job again.' }]);
+    assert.deepEqual(posted, [
+      { type: 'empty', title: 'loading', version: s.state().version },
+      { type: 'error', message: 'Cannot read part-00000.jsonl.gz (ENOENT). Download the job again.' },
+    ]);
     await s.receive({ type: 'fetch', version: s.state().version, offset: 0, limit: 200 });
     assert.deepEqual(posted.at(-1), { type: 'rows', version: s.state().version, offset: 0, rows: [] }, 'the grid is not left reading');
   });
@@ -236,5 +243,55 @@ describe('preview session', () => {
     await settle();
     assert.equal(s.state().error, damaged.message, 'the damage is still said');
     assert.equal(counts, 1, 'and not counted again on every page');
+  });
+
+  it('shows a failed statement in place of the rows before it: titled with it, no row, count or export of the old result, until a new result comes', async () => {
+    const { session: s, posted } = session();
+    let closed = 0;
+    s.attach({ ...numbers(), title: 'SELECT n FROM numbers', close: async () => void closed++ });
+    await s.receive({ type: 'ready' });
+    await settle();
+    assert.equal(s.state().total, TOTAL);
+    const failed = 'SELECT n FROM numbers WHERE n >> 1';
+    const from = posted.length;
+    s.fail(new EngineError('syntax', 'Parser Error: syntax error at or near ">>". Correct the SQL and run it again.'), failed);
+    await settle();
+
+    const state = s.state();
+    assert.equal(state.title, failed, 'the grid is titled with the statement that failed');
+    assert.match(String(state.error), /syntax error at or near ">>"/);
+    assert.deepEqual(state.columns, [], 'no column of the old result');
+    assert.equal(state.total, undefined, 'nor its count');
+    assert.equal(s.exportTarget(), undefined, 'Export has nothing to export');
+    assert.equal(closed, 1, 'the old result is closed');
+    assert.deepEqual(
+      posted.slice(from).filter((m) => m.type !== 'error' || m.message !== undefined),
+      [
+        { type: 'empty', title: failed, version: state.version },
+        { type: 'error', message: state.error },
+      ],
+      'the grid is told to drop the old rows, then why',
+    );
+
+    // the grid scrolls, or asks for a view: no row comes and the error stays
+    await s.receive({ type: 'fetch', version: state.version, offset: 400, limit: 200 });
+    assert.deepEqual(posted.at(-1), { type: 'rows', version: state.version, offset: 400, rows: [] });
+    await s.receive({ type: 'setView', view: { sort: [{ column: 'n', descending: true }], filters: {}, where: '' } });
+    assert.deepEqual(await s.rows(0, 3), []);
+    assert.equal(s.state().error, state.error, 'the error stays');
+
+    // the webview reloads (its panel was hidden): the same empty grid and error
+    const reload = posted.length;
+    await s.receive({ type: 'ready' });
+    assert.deepEqual(posted.slice(reload), [
+      { type: 'empty', title: failed, version: state.version },
+      { type: 'error', message: state.error },
+    ]);
+
+    s.attach({ ...numbers(), title: 'SELECT 1' });
+    await settle();
+    assert.equal(s.state().error, undefined, 'a new result clears the error');
+    assert.equal(s.state().title, 'SELECT 1');
+    assert.deepEqual(await s.rows(0, 2), [[0], [1]]);
   });
 });

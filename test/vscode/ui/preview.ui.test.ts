@@ -1,7 +1,8 @@
 // The result preview as a person uses it in the workbench: a query of the sample logs table,
 // Preview from the completion notification and from the Jobs view, the grid's first rows and
-// row count, a sort (by mouse and by keyboard), a jump far down and a scroll, a column filter,
-// and a statement run in the SQL console. The downloaded file, read here, is the reference for
+// row count, a sort (by mouse and by keyboard), a jump far down and a scroll, a column filter
+// (text typed in the other boxes, not applied yet, stays), and a statement run in the SQL
+// console; one that fails shows its error in place of the rows before it. The downloaded file, read here, is the reference for
 // what the grid shows. In the SQL console also: a statement that runs long offers Cancel in a
 // notification and stops when it is chosen. And rows whose read failed (the engine process
 // held still, then stopped) are read again when the user next moves. The grid's Export… button
@@ -265,6 +266,38 @@ describe('Result preview in the VS Code workbench', function () {
     await screenshot(page, 'preview-ui-5-filtered');
   });
 
+  it('keeps a WHERE and a filter typed but not applied when the user sorts or applies another filter', async () => {
+    const { page } = workbench();
+    const grid = await previewFromJobsView(page);
+    const id = await columnIndex(grid, 'key.id');
+    const status = await columnIndex(grid, 'value.http_status');
+    await until(page, 'the row count', () => statusText(grid), (text) => text === rowCount(records.length));
+    const where = grid.locator('.toolbar .where');
+    const idFilter = grid.locator('.filters input[aria-label="Filter key.id"]');
+    const statusFilter = grid.locator('.filters input[aria-label="Filter value.http_status"]');
+    const typedWhere = '"value.http_status" >= 400 AND "key.id" LIKE \'%1%\'';
+    // typed, Enter not pressed yet
+    await where.fill(typedWhere);
+    await idFilter.fill('1');
+
+    const sorted = records.map((r) => r.key.id).sort();
+    const header = grid.locator('.row.head .cell:not(.gutter)').nth(id);
+    await header.click();
+    await until(page, 'the sorted rows', () => paintedRows(grid), (shown) => shown[0]?.cells[id] === sorted[0]);
+    assert.equal(await where.inputValue(), typedWhere, 'the WHERE typed stays when a column is sorted');
+    assert.equal(await idFilter.inputValue(), '1', 'and so does the filter typed');
+
+    const notFound = records.filter((r) => r.value.http_status === 404).length;
+    await statusFilter.fill('= 404');
+    await statusFilter.press('Enter');
+    await until(page, 'the filtered row count', () => statusText(grid), (text) => text === rowCount(notFound));
+    const filtered = await until(page, 'the filtered rows', () => paintedRows(grid), (shown) => shown.length > 0 && shown.every((r) => r.cells[status] === '404'));
+    assert.ok(filtered.length > 0);
+    assert.equal(await where.inputValue(), typedWhere, 'the WHERE typed stays when another filter is applied');
+    assert.equal(await idFilter.inputValue(), '1', 'and so does the other filter typed');
+    assert.equal(await statusFilter.inputValue(), '= 404', 'the filter applied shows what it applied');
+  });
+
   it('says what it is doing while a filter runs long, and Cancel or Escape goes back to the rows shown before', async () => {
     const { page } = workbench();
     const grid = await previewFromJobsView(page);
@@ -516,6 +549,31 @@ describe('Result preview in the VS Code workbench', function () {
     await running.waitFor({ state: 'detached' });
     await restPointer(page);
     await screenshot(page, 'preview-ui-11-sql-cancelled');
+  });
+
+  it('SQL console: a statement that fails shows its error in place of the rows before it, titled with it, with nothing to export', async () => {
+    const { page } = workbench();
+    // the second statement names a table that does not exist
+    const failing = 'SELECT n FROM no_such_table';
+    await runInNewConsole(page, `SELECT range AS n FROM range(5000);\n${failing};`);
+    const grid = await webviewWith(page, '.row.head .name', /^n$/);
+    await until(page, 'the first statement\'s rows', () => paintedRows(grid), (rows) => rows.length >= 10 && rows[0].cells[0] === '0');
+    await until(page, 'its row count', () => statusText(grid), (text) => text === rowCount(5000));
+
+    const editor = page.locator('.editor-group-container .monaco-editor').first();
+    await editor.locator('.codelens-decoration a', { hasText: 'Run' }).nth(1).click();
+
+    await webviewWith(page, '.toolbar .title', failing);
+    const error = await until(page, 'the statement\'s error', () => grid.locator('.error').innerText(), (text) => /no_such_table/.test(text));
+    assert.match(error, /no_such_table/, 'the grid says what failed');
+    assert.equal(await grid.locator('.row.head .name').count(), 0, 'no column of the rows before');
+    assert.equal(await grid.locator('.body .row:not([hidden])').count(), 0, 'and no row of them');
+    assert.equal(await grid.locator('.scroller').isVisible(), false, 'no grid at all, only the message');
+    assert.equal(await statusText(grid), '', 'nor their count');
+    assert.equal(await grid.locator('.toolbar button.export').isDisabled(), true, 'Export has nothing to export');
+    assert.equal(await page.locator('.tab', { hasText: failing }).count(), 1, 'the tab is titled with the statement that failed');
+    await restPointer(page);
+    await screenshot(page, 'preview-ui-11b-sql-failed');
   });
 
   it('Preview: rows whose read failed (the engine stopped) are asked for again when the user moves, and show once they can be read', async () => {
