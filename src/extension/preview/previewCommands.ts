@@ -16,7 +16,7 @@ import type { DownloadedJobsProvider } from './downloadedJobs';
 import { exportWithProgress, pickExportFormat, pickExportPath, type ExportResult } from './exportResult';
 import { PreviewPanel } from './previewPanel';
 import { PreviewPanels } from './previewPanels';
-import { filesTarget, resolvePreviewTarget, sourceOf, type PreviewTarget } from './previewTargets';
+import { fileTarget, filesTarget, resolvePreviewTarget, sourceOf, type PreviewTarget } from './previewTargets';
 import { registerResultEditor } from './resultEditor';
 import { openResultFiles } from './rowSource';
 import { SqlConsoles, type ConsoleEngine } from './sqlConsole';
@@ -100,7 +100,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     const name = path.basename(file.path);
     const opening =
       file.scheme === 'file'
-        ? openResultFiles(engine, { paths: [file.fsPath], name })
+        ? sourceOf({ ...fileTarget(file.fsPath, jobs), name }).then((source) => openResultFiles(engine, source))
         : Promise.reject(new DqError('usage', `${name} is not a file on this machine's disk.`, { hint: 'Download or copy it to a local folder, then open it again.' }));
     void panels.adopt(webviewPanel, name).show(opening);
   };

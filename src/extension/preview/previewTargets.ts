@@ -28,10 +28,10 @@ export function resolvePreviewTarget(arg: unknown, jobs: DownloadedJobsProvider)
     const schema = arg.schema as SchemaEnvelope | undefined;
     return filesTarget(arg.paths, typeof arg.title === 'string' ? arg.title : undefined, () => Promise.resolve(schema));
   }
-  if (arg.scheme === 'file' && typeof arg.fsPath === 'string') return filesTarget([arg.fsPath], path.basename(arg.fsPath));
+  if (arg.scheme === 'file' && typeof arg.fsPath === 'string') return fileTarget(arg.fsPath, jobs);
   if (arg.kind === 'file' && typeof arg.path === 'string') {
     const job = findJob(jobs, arg);
-    return job ? { ...jobTarget(job), paths: [arg.path], name: path.basename(arg.path) } : filesTarget([arg.path], path.basename(arg.path));
+    return job ? jobFileTarget(job, arg.path) : filesTarget([arg.path], path.basename(arg.path));
   }
   const job = findJob(jobs, arg);
   if (job) return jobTarget(job);
@@ -41,6 +41,27 @@ export function resolvePreviewTarget(arg: unknown, jobs: DownloadedJobsProvider)
 
 export function filesTarget(paths: string[], name: string | undefined, schema = (): Promise<SchemaEnvelope | undefined> => Promise.resolve(undefined)): PreviewTarget {
   return { paths, name, schema };
+}
+
+/**
+ * One file on disk (opened from VS Code's explorer, or given as a URI). A file a downloaded job
+ * holds is read with its table's schema (the columns' types); another one has its columns read
+ * as text.
+ */
+export function fileTarget(file: string, jobs: DownloadedJobsProvider): PreviewTarget {
+  const wanted = samePathKey(file);
+  const job = jobs().find((j) => j.paths.some((p) => samePathKey(p) === wanted));
+  return job ? jobFileTarget(job, file) : filesTarget([file], path.basename(file));
+}
+
+function jobFileTarget(job: DownloadedJob, file: string): PreviewTarget {
+  return { ...jobTarget(job), paths: [file], name: path.basename(file) };
+}
+
+/** A path as compared: absolute, and in one case where the file system ignores case. */
+function samePathKey(file: string): string {
+  const resolved = path.resolve(file);
+  return process.platform === 'win32' || process.platform === 'darwin' ? resolved.toLowerCase() : resolved;
 }
 
 export function jobTarget(job: DownloadedJob): PreviewTarget {

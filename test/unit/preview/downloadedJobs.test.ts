@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { viewNames, type DownloadedJob } from '../../../src/extension/preview/downloadedJobs';
-import { resolvePreviewTarget, sourceOf } from '../../../src/extension/preview/previewTargets';
+import { fileTarget, resolvePreviewTarget, sourceOf } from '../../../src/extension/preview/previewTargets';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 
 const schema: SchemaEnvelope = { version: 3, schema: { type: 'object' } };
@@ -50,6 +50,13 @@ describe('what a preview opens', () => {
     assert.deepEqual(await opened({ paths: ['/a.csv.gz', '/b.csv.gz'], title: 'Mine' }), { paths: ['/a.csv.gz', '/b.csv.gz'], name: 'Mine' });
     assert.deepEqual(await opened({ paths: ['/a.csv.gz', '/b.csv.gz'] }), { paths: ['/a.csv.gz', '/b.csv.gz'] }, 'untitled: the grid names them by their files');
     assert.deepEqual(await opened({ scheme: 'file', fsPath: '/d/x.parquet' }), { paths: ['/d/x.parquet'], name: 'x.parquet' });
+  });
+
+  it('reads a file a downloaded job holds, opened from VS Code\'s explorer, with its table\'s schema', async () => {
+    const expected = { paths: ['/r/part-1.jsonl.gz'], name: 'part-1.jsonl.gz', format: 'jsonl', schema };
+    assert.deepEqual(await opened({ scheme: 'file', fsPath: '/r/part-1.jsonl.gz' }), expected);
+    assert.deepEqual(await sourceOf(fileTarget('/r/./part-1.jsonl.gz', jobs)), { ...expected, paths: ['/r/./part-1.jsonl.gz'] }, 'the same file, written another way');
+    assert.deepEqual(await sourceOf(fileTarget('/r/part-2.jsonl.gz', jobs)), { paths: ['/r/part-2.jsonl.gz'], name: 'part-2.jsonl.gz' }, 'a file no job holds');
   });
 
   it('says to download first when the job has no files on disk', async () => {
