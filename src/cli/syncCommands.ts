@@ -95,7 +95,8 @@ export const syncCommand: CommandSpec = {
           return await runSync({
             client,
             target,
-            source: sourceIdentity({ baseUrl: client.baseUrl, dataPrefix: client.dataPrefix, scope: o.scope as string | undefined }),
+            // the client ID's tag tells apart two accounts on one gateway (never the ID itself)
+            source: sourceIdentity({ baseUrl: client.baseUrl, dataPrefix: client.dataPrefix, scope: o.scope as string | undefined, clientId: o['client-id'] as string | undefined }),
             namespace,
             tables,
             resnapshot: o.resnapshot === true,

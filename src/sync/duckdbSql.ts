@@ -49,9 +49,12 @@ export function upsertStateSql(catalog: string): string {
   VALUES ($1, $2, $1, $2, CAST($3 AS TIMESTAMPTZ), $4, CAST($5 AS JSON), $6, CAST($7 AS TIMESTAMPTZ), $8)`;
 }
 
-/** Sets the source of a meta row that has none; parameters: namespace, table, source. */
+/**
+ * Sets the source of a meta row that has none, or has the one it replaces (the same service's,
+ * from before client tags were recorded); parameters: namespace, table, source, replaced (or NULL).
+ */
 export function adoptSourceSql(catalog: string): string {
-  return `UPDATE ${metaTable(catalog)} SET source = $3 WHERE namespace = $1 AND "table" = $2 AND source IS NULL`;
+  return `UPDATE ${metaTable(catalog)} SET source = $3 WHERE namespace = $1 AND "table" = $2 AND (source IS NULL OR source = CAST($4 AS VARCHAR))`;
 }
 
 const SQL_TYPES: Record<TargetType, string> = {

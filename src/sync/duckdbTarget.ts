@@ -18,7 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { constants as zlib, createGzip, createGunzip } from 'node:zlib';
 import { DqError, isDqError } from '../client/errors';
 import { systemClock, type Clock } from '../core/clock';
-import type { JsonSchema } from '../core/contract';
+import { isGzipMagic, type JsonSchema } from '../core/contract';
 import { isoUtc } from '../core/isoTime';
 import { nullLogger, type Logger } from '../core/logger';
 import {
@@ -160,14 +160,14 @@ export class DuckdbTarget implements SyncTarget {
     }
   }
 
-  adoptSource(namespace: string, table: string, source: string): Promise<void> {
+  adoptSource(namespace: string, table: string, source: string, replacing?: string): Promise<void> {
     const database = this.opened();
     if (database.readOnly) return Promise.resolve();
     // in turn with the applies, which write the meta table too
     const turn = database.applying.then(async () => {
       const conn = await database.instance.connect();
       try {
-        await conn.run(adoptSourceSql(database.catalog), [namespace, table, source]);
+        await conn.run(adoptSourceSql(database.catalog), [namespace, table, source, replacing ?? null]);
       } catch (err) {
         throw this.failure(err, 'the sync state');
       } finally {
@@ -398,10 +398,10 @@ export class DuckdbTarget implements SyncTarget {
 /** Writes `file` (gzip or plain JSONL) to `copy` as gzip JSONL without the escapes no database stores. */
 async function copyWithoutBadEscapes(file: string, copy: string, what: string, signal?: AbortSignal): Promise<void> {
   const handle = await open(file, 'r');
-  const head = Buffer.alloc(2);
   let gzip: boolean;
   try {
-    gzip = (await handle.read(head, 0, 2, 0)).bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    gzip = isGzipMagic(buffer.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }

@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { isGzipMagic } from '../core/contract';
 import { JsonEscapeFilter } from './jsonEscapes';
 import { COPY_STAGE } from './postgresSql';
 
@@ -33,7 +34,7 @@ async function openSource(file: string): Promise<{ gzip: boolean; source: Readab
   }
   const source = handle.createReadStream();
   if (got > 0) source.unshift(head.subarray(0, got));
-  return { gzip: got === 2 && head[0] === 0x1f && head[1] === 0x8b, source };
+  return { gzip: isGzipMagic(head.subarray(0, got)), source };
 }
 
 /** Copies one file's records into the staging table; returns how many lines it held. */

@@ -38,24 +38,34 @@ export const META_COLUMNS = `SELECT a.attname AS name FROM pg_attribute a
   WHERE a.attrelid = to_regclass('${META_TABLE}') AND a.attnum > 0 AND NOT a.attisdropped`;
 
 /**
- * Parameters: namespace, table, point, schema version, schema (JSON text), rows, ran at, source. The
- * schema is `json`, not `jsonb`, so it comes back as the service wrote it: jsonb would sort
- * its members, and column order (composite keys included) is read from that order.
+ * Parameters: namespace, table, point, schema version, schema (JSON text), rows, ran at, and
+ * source when `hasSource` (false for a meta table made before sources were recorded that this
+ * user may not change: its rows are written as before). The schema is `json`, not `jsonb`, so
+ * it comes back as the service wrote it: jsonb would sort its members, and column order
+ * (composite keys included) is read from that order.
  */
-export const UPSERT_META_ROW = `INSERT INTO ${META_TABLE}
-  (namespace, "table", target_schema, target_table, point, schema_version, schema, row_count, ran_at, source)
-  VALUES ($1, $2, $1, $2, $3::timestamptz, $4, $5::json, $6, $7::timestamptz, $8)
+export function upsertMetaRow(hasSource = true): string {
+  return `INSERT INTO ${META_TABLE}
+  (namespace, "table", target_schema, target_table, point, schema_version, schema, row_count, ran_at${hasSource ? ', source' : ''})
+  VALUES ($1, $2, $1, $2, $3::timestamptz, $4, $5::json, $6, $7::timestamptz${hasSource ? ', $8' : ''})
   ON CONFLICT (namespace, "table") DO UPDATE SET
     target_schema = EXCLUDED.target_schema, target_table = EXCLUDED.target_table,
     point = EXCLUDED.point, schema_version = EXCLUDED.schema_version, schema = EXCLUDED.schema,
-    row_count = EXCLUDED.row_count, ran_at = EXCLUDED.ran_at, source = EXCLUDED.source`;
+    row_count = EXCLUDED.row_count, ran_at = EXCLUDED.ran_at${hasSource ? ', source = EXCLUDED.source' : ''}`;
+}
 
-/** Sets the source of a meta row that has none; parameters: namespace, table, source. */
-export const ADOPT_SOURCE = `UPDATE ${META_TABLE} SET source = $3 WHERE namespace = $1 AND "table" = $2 AND source IS NULL`;
+/**
+ * Sets the source of a meta row that has none, or has the one it replaces (the same service's,
+ * from before client tags were recorded); parameters: namespace, table, source, replaced (or NULL).
+ */
+export const ADOPT_SOURCE = `UPDATE ${META_TABLE} SET source = $3 WHERE namespace = $1 AND "table" = $2 AND (source IS NULL OR source = $4::text)`;
 
 /** Times come back as UTC text to the microsecond, as stored (a Date would keep milliseconds). */
 const UTC_TEXT = `'YYYY-MM-DD"T"HH24:MI:SS.US'`;
-/** The meta rows; `hasSource` is false for a meta table made before sources were recorded (read-only: it is not changed). */
+/**
+ * The meta rows; `hasSource` is false for a meta table made before sources were recorded that
+ * is not changed (opened read-only, or by a user who may not add the column).
+ */
 export function selectMetaRows(hasSource = true): string {
   return `SELECT namespace, "table", to_char(point AT TIME ZONE 'UTC', ${UTC_TEXT}) AS point,
     schema_version, schema, row_count::text AS row_count, to_char(ran_at AT TIME ZONE 'UTC', ${UTC_TEXT}) AS ran_at,

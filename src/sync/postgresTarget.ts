@@ -11,9 +11,12 @@
 // idle_session_timeout, a pooler or a firewall would otherwise close it as idle, and the lock
 // with it. (Taking the lock again at apply time would leave a gap in which another sync could
 // apply the table; keeping the one lock leaves none.) Opened read-only (sync status), the
-// target creates and changes nothing: a database never synced to reads as no tables.
+// target creates and changes nothing: a database never synced to reads as no tables. A meta
+// table from before sources were recorded gains the column when the user may change it (its
+// owner); for a user who may only read and write its rows the sync goes on without recording
+// sources, and says what the owner should run.
 
-import { DqError } from '../client/errors';
+import { DqError, isDqError } from '../client/errors';
 import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import { PostgresEndpoint, type PostgresSession } from './postgresConnection';
@@ -46,8 +49,8 @@ import {
   selectMetaRows,
   stageNeedsMerge,
   TABLE_SHAPE,
-  UPSERT_META_ROW,
   upsertChanges,
+  upsertMetaRow,
 } from './postgresSql';
 import { targetColumnsOf } from './syncColumns';
 import type { ApplyPlan, ApplyResult, SyncState, SyncTarget, TargetTable } from './syncTarget';
@@ -103,7 +106,8 @@ const KEEP_ALIVE = 'SELECT 1';
 
 /** One table's meta row; parameters: namespace, table. */
 const WHERE_TABLE = `WHERE namespace = $1 AND "table" = $2`;
-const SELECT_META_ROW = `${selectMetaRows()} ${WHERE_TABLE}`;
+/** SQLSTATE of a statement the user lacks the privilege for (here: ALTER TABLE by one who does not own it) */
+const INSUFFICIENT_PRIVILEGE = '42501';
 
 function stateOf(row: MetaRow): SyncState {
   return {
@@ -135,6 +139,11 @@ export class PostgresTarget implements SyncTarget {
   private readonly lockWaitMs: number;
   private readonly keepAliveMs: number;
   private readonly readOnly: boolean;
+  /**
+   * whether the meta table has the column source: false for one from before sources were
+   * recorded that this user may not change, whose rows are then read and written without it
+   */
+  private recordsSources = true;
   private main?: PostgresSession;
   /** the meta session runs one statement at a time, whoever asks */
   private mainQueue: Promise<unknown> = Promise.resolve();
@@ -155,6 +164,7 @@ export class PostgresTarget implements SyncTarget {
     await this.onMain('connecting', async (session) => {
       if (this.readOnly) return; // connected: what is there is read when asked
       const columns = await this.metaColumns(session);
+      this.recordsSources = true;
       if (columns.size === 0) {
         // two first syncs at once: the lock makes the second find the table the first created
         const privilege =
@@ -164,11 +174,31 @@ export class PostgresTarget implements SyncTarget {
         this.logger.debug(`postgres: ${this.label}: created the meta table ${META_TABLE}`);
       } else if (!columns.has('source')) {
         // a meta table from before sources were recorded: its rows are adopted by their next sync
-        const privilege = `Only the owner of ${META_TABLE} may add the column: have the owner run ALTER TABLE ${META_TABLE} ADD COLUMN source text; (or one sync), then sync again.`;
-        await this.inShortTransaction(session, 'adding the column source to the meta table', [[META_DDL_LOCK, [META_TABLE]], [ADD_SOURCE_COLUMN]], privilege);
-        this.logger.debug(`postgres: ${this.label}: added the column source to the meta table ${META_TABLE}`);
+        await this.addSourceColumn(session);
       }
     });
+  }
+
+  /**
+   * Adds the column source to a meta table from before sources were recorded. Only its owner
+   * may: a user granted no more than reading and writing its rows syncs as before, without
+   * recording sources, and is told what the owner should run.
+   */
+  private async addSourceColumn(session: PostgresSession): Promise<void> {
+    const alter = `ALTER TABLE ${META_TABLE} ADD COLUMN source text;`;
+    try {
+      await this.inShortTransaction(session, 'adding the column source to the meta table', [[META_DDL_LOCK, [META_TABLE]], [ADD_SOURCE_COLUMN]]);
+      this.logger.debug(`postgres: ${this.label}: added the column source to the meta table ${META_TABLE}`);
+    } catch (err) {
+      if (!isDqError(err) || err.details?.code !== INSUFFICIENT_PRIVILEGE) throw err;
+      this.recordsSources = false;
+      const said = err.cause instanceof Error ? err.cause.message : err.message;
+      this.logger.warn(
+        `the meta table ${META_TABLE} in PostgreSQL at ${this.label} has no column source, and only its owner may add it (the server said: ${said}). ` +
+          `Syncing without recording which service each table came from, so changes from another service or other credentials are not refused. ` +
+          `Have the owner of ${META_TABLE} run: ${alter}`,
+      );
+    }
   }
 
   /** The meta table's columns by name; none when it is missing. */
@@ -277,17 +307,17 @@ export class PostgresTarget implements SyncTarget {
     });
   }
 
-  async adoptSource(namespace: string, table: string, source: string): Promise<void> {
-    if (this.readOnly) return;
+  async adoptSource(namespace: string, table: string, source: string, replacing?: string): Promise<void> {
+    if (this.readOnly || !this.recordsSources) return;
     const doing = 'recording the source in the meta table';
-    await this.onMain(doing, (session) => this.run(session, doing, ADOPT_SOURCE, [namespace, table, source]));
+    await this.onMain(doing, (session) => this.run(session, doing, ADOPT_SOURCE, [namespace, table, source, replacing ?? null]));
   }
 
-  /** Meta rows (`rest` is the WHERE or ORDER BY). Read-only, a missing meta table is no rows, and an old one has no sources. */
+  /** Meta rows (`rest` is the WHERE or ORDER BY). Read-only, a missing meta table is no rows; an old one unchanged has no sources. */
   private readMeta(rest: string, params?: unknown[]): Promise<MetaRow[]> {
     const doing = 'reading the meta table';
     return this.onMain(doing, async (session) => {
-      let hasSource = true;
+      let hasSource = this.recordsSources;
       if (this.readOnly) {
         const columns = await this.metaColumns(session);
         if (columns.size === 0) return [];
@@ -369,7 +399,8 @@ export class PostgresTarget implements SyncTarget {
       const counted = await q(`SELECT count(*)::text AS n FROM ${qualifiedName(table.namespace, table.table)}`);
       const rows = Number(counted.rows[0].n);
       const { state } = plan;
-      await q(UPSERT_META_ROW, [table.namespace, table.table, state.point, state.schemaVersion, JSON.stringify(state.schema), rows, state.ranAt, state.source ?? null]);
+      const meta = [table.namespace, table.table, state.point, state.schemaVersion, JSON.stringify(state.schema), rows, state.ranAt];
+      await q(upsertMetaRow(this.recordsSources), this.recordsSources ? [...meta, state.source ?? null] : meta);
       await q('COMMIT');
       inTransaction = false;
       // an abort that came too late to matter: its cancel must not hit the session's next statement
@@ -499,7 +530,7 @@ export class PostgresTarget implements SyncTarget {
    * are left alone.
    */
   private async removedColumns(session: PostgresSession, table: TargetTable, present: readonly string[]): Promise<string[]> {
-    const { rows } = await session.client.query<MetaRow>(SELECT_META_ROW, [table.namespace, table.table]);
+    const { rows } = await session.client.query<MetaRow>(`${selectMetaRows(this.recordsSources)} ${WHERE_TABLE}`, [table.namespace, table.table]);
     const last = rows[0];
     if (!last) return [];
     let before: Set<string>;

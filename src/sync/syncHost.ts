@@ -19,6 +19,11 @@ const RESNAPSHOT_HINT = 'Take a fresh snapshot, which replaces the table: choose
 /** The same for a table that came from another service, which may rather go to another target. */
 const OTHER_SOURCE_HINT =
   "Take a fresh snapshot from this connection, which replaces the table: choose Resnapshot, or run the command again with resnapshot: true; or sync into another target (the dataQuery.sync.target setting).";
+/** The same for a table synced from this service with other credentials: new ones of the same account, or another account's. */
+const OTHER_CREDENTIALS_HINT =
+  "If these are new credentials for the same account, take a fresh snapshot, which replaces the table: choose Resnapshot, or run the command again with resnapshot: true. If they are another account's, sync into another target (the dataQuery.sync.target setting).";
+
+const HINTS: Record<string, string> = { otherSource: OTHER_SOURCE_HINT, otherCredentials: OTHER_CREDENTIALS_HINT };
 
 const stop = new AbortController();
 
@@ -63,7 +68,8 @@ async function run(request: SyncRunRequest): Promise<TableSyncReport[]> {
       const reports = await runSync({
         client,
         target,
-        source: service.source ?? sourceIdentity(service),
+        // the editor names the source (the sample data's, or its connection's with the client tag)
+        source: service.source ?? sourceIdentity({ baseUrl: service.baseUrl, dataPrefix: service.dataPrefix, scope: service.scope, clientId: service.clientId }),
         namespace: request.namespace,
         tables: request.tables,
         resnapshot: request.resnapshot,
@@ -72,7 +78,7 @@ async function run(request: SyncRunRequest): Promise<TableSyncReport[]> {
         onProgress: (progress) => void send({ type: 'progress', progress }),
         logger,
       });
-      return reports.map((r) => (r.needsResnapshot && r.error ? { ...r, error: { ...r.error, hint: r.error.reason === 'otherSource' ? OTHER_SOURCE_HINT : RESNAPSHOT_HINT } } : r));
+      return reports.map((r) => (r.needsResnapshot && r.error ? { ...r, error: { ...r.error, hint: (r.error.reason && HINTS[r.error.reason]) ?? RESNAPSHOT_HINT } } : r));
     } finally {
       await target.close();
     }

@@ -17,9 +17,10 @@ export interface SyncServiceConfig {
   dataPrefix: string;
   scope?: string;
   /**
-   * the source the meta table records for this service, when not the one its base URL, data
-   * prefix and scope make (see syncSource.ts): the sample data's emulator has another address
-   * each time it starts
+   * the source the meta table records for this service and credentials (see syncSource.ts):
+   * the sample data's fixed name (its emulator has another address each time it starts), or a
+   * connection's base URL, data prefix, scope and client tag; when missing, the host makes the
+   * latter from the fields here
    */
   source?: string;
   allowInsecureHttp: boolean;

@@ -19,9 +19,11 @@ export interface TableSyncReport {
   seconds: number;
   /**
    * for a failed table: the message a person can act on, and the error's kind; `reason`
-   * `otherSource` when the table came from another service (a fresh snapshot or another target)
+   * `otherSource` when the table came from another service (a fresh snapshot or another
+   * target), `otherCredentials` when from the same service with other credentials (a fresh
+   * snapshot when they are new credentials of the same account, else another target)
    */
-  error?: { kind: string; message: string; hint?: string; uuid?: string; reason?: 'otherSource' };
+  error?: { kind: string; message: string; hint?: string; uuid?: string; reason?: 'otherSource' | 'otherCredentials' };
   /** true when the table needs a fresh snapshot (`--resnapshot`) to go on */
   needsResnapshot?: boolean;
 }

@@ -7,7 +7,9 @@
 // the others: each ends in its own report. A schema change that cannot be applied in place,
 // or a point older than the history the service keeps, stops that table and says that a fresh
 // snapshot (`resnapshot`) is needed; so does a table the meta table says came from another
-// service (another base URL, data prefix or scope), before any job is made for it. A table whose
+// service (another base URL, data prefix or scope) or through other credentials (another
+// client ID, perhaps another account on the same gateway), before any job is made for it. A
+// source recorded before client tags were is taken for this run's and rewritten. A table whose
 // meta row outlived it (someone dropped it) gets a fresh snapshot, as a table never synced does.
 // The caller opens the target before and closes it after.
 
@@ -21,6 +23,7 @@ import { nullLogger, type Logger } from '../core/logger';
 import { compareSchemas } from './schemaChanges';
 import { targetTableOf } from './syncColumns';
 import type { SyncProgress, SyncStage, TableSyncReport } from './syncReport';
+import { clientTagOfSource, compareSources, serviceOfSource } from './syncSource';
 import type { SyncState, SyncTarget, TargetColumn } from './syncTarget';
 import { checkGzipFiles, makeWorkFolder, removeWorkFolder } from './syncWorkFolder';
 
@@ -37,9 +40,9 @@ export interface SyncRunOptions {
   /** opened by the caller, who also closes it */
   target: SyncTarget;
   /**
-   * the service the client reads, as the meta table records it (`sourceIdentity()` of its base
-   * URL, data prefix and scope, or the editor's name for its sample data); an incremental from
-   * another source than the stored one is refused
+   * the service and credentials the client reads with, as the meta table records them
+   * (`sourceIdentity()` of its base URL, data prefix, scope and client ID, or the editor's name
+   * for its sample data); an incremental from another source than the stored one is refused
    */
   source: string;
   namespace: string;
@@ -200,24 +203,44 @@ class TableRuns {
   }
 
   /**
-   * Refuses changes from another service than the one the table's rows came from: applied on
-   * top of them, they would mix two services' rows. A meta row without a source (written before
-   * sources were recorded) is taken to be this one's, and records it with this run.
+   * Refuses changes from another service, or read with other credentials, than the rows of the
+   * table came from: applied on top of them, they would mix two services' or accounts' rows. A
+   * meta row without a source (written before sources were recorded), or with one without
+   * client tag (written before those were), of this service, is taken to be this run's, and
+   * records this run's source with it.
    */
   private checkSource(run: TableRun): void {
     const stored = run.state?.source;
-    if (stored === undefined || stored === this.o.source) return;
-    const name = `${this.o.namespace}.${run.table}`;
-    throw new DqError('snapshotRequired', `${name} in ${this.o.target.label} was synced from ${stored}, not from ${this.o.source}: the changes of one service cannot be applied to the rows of another.`, {
-      hint: `Take a fresh snapshot from this service, which replaces the table: sync it with --resnapshot (dq sync ${this.o.namespace} ${run.table} --resnapshot); or sync to another target (--to).`,
+    const match = compareSources(stored, this.o.source);
+    if (stored === undefined || match === 'same' || match === 'adopt') return;
+    const { namespace, target } = this.o;
+    const name = `${namespace}.${run.table}`;
+    const resnapshot = `dq sync ${namespace} ${run.table} --resnapshot`;
+    if (match === 'otherCredentials') {
+      // tags only: never the client ID itself
+      const tag = (source: string): string => {
+        const t = clientTagOfSource(source);
+        return t ? `client ${t}` : 'no client recorded';
+      };
+      throw new DqError(
+        'snapshotRequired',
+        `${name} in ${target.label} was synced from ${serviceOfSource(stored)} with other credentials (${tag(stored)}, not ${tag(this.o.source)}): the changes one account sees cannot be applied to the rows of another.`,
+        {
+          hint: `If these are new credentials for the same account, take a fresh snapshot, which replaces the table: sync it with --resnapshot (${resnapshot}). If they are another account's, sync to another target (--to).`,
+          details: { reason: 'otherCredentials', source: stored },
+        },
+      );
+    }
+    throw new DqError('snapshotRequired', `${name} in ${target.label} was synced from ${stored}, not from ${this.o.source}: the changes of one service cannot be applied to the rows of another.`, {
+      hint: `Take a fresh snapshot from this service, which replaces the table: sync it with --resnapshot (${resnapshot}); or sync to another target (--to).`,
       details: { reason: 'otherSource', source: stored },
     });
   }
 
-  /** Records this run's source in a meta row that has none, when the run ends without applying anything. */
+  /** Records this run's source in a meta row that has none (or one without client tag), when the run ends without applying anything. */
   private async adoptSource(run: TableRun): Promise<void> {
-    if (!run.state || run.state.source !== undefined) return;
-    await this.o.target.adoptSource(this.o.namespace, run.table, this.o.source);
+    if (!run.state || compareSources(run.state.source, this.o.source) !== 'adopt') return;
+    await this.o.target.adoptSource(this.o.namespace, run.table, this.o.source, run.state.source);
   }
 
   /** Columns to add in place; throws (needing a snapshot) for a change that cannot be applied. */
@@ -309,7 +332,7 @@ class TableRuns {
     report.error = { kind: e.kind, message: e.message };
     if (e.hint) report.error.hint = e.hint;
     if (e.uuid) report.error.uuid = e.uuid;
-    if (e.details?.reason === 'otherSource') report.error.reason = 'otherSource';
+    if (e.details?.reason === 'otherSource' || e.details?.reason === 'otherCredentials') report.error.reason = e.details.reason;
     if (e.kind === 'snapshotRequired' && run.kind === 'changes') report.needsResnapshot = true;
     return report;
   }

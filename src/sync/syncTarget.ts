@@ -1,9 +1,10 @@
 // What a sync target is to the sync runner: a database (a DuckDB file or a PostgreSQL server)
 // that holds one table per service table, `<namespace>.<table>`, and a meta table,
-// `dq_sync_state`, with the point each table reached and the service it came from. The runner decides what to query and
-// hands a target the downloaded result objects of one job (gzip JSONL, as the service sends
-// them, never decompressed on disk); the target applies them in one transaction together
-// with the new meta row, so the meta row never claims a point whose changes are not applied.
+// `dq_sync_state`, with the point each table reached and the service (and credentials) it came
+// from. The runner decides what to query and hands a target the downloaded result objects of
+// one job (gzip JSONL, as the service sends them, never decompressed on disk); the target
+// applies them in one transaction together with the new meta row, so the meta row never
+// claims a point whose changes are not applied.
 
 import type { JsonSchema } from '../core/contract';
 
@@ -43,8 +44,9 @@ export interface SyncState {
   /** when the run finished (ISO) */
   ranAt: string;
   /**
-   * the service the rows came from (see syncSource.ts); missing in a row written before
-   * sources were recorded, which the next sync of the table adopts
+   * the service and credentials the rows came from (see syncSource.ts); missing in a row
+   * written before sources were recorded (or by a target that cannot record them), which the
+   * next sync of the table adopts, as it does a source written before client tags were
    */
   source?: string;
 }
@@ -88,8 +90,12 @@ export interface SyncTarget {
   listStates(): Promise<SyncState[]>;
   /** Whether the table `<namespace>.<table>` exists in the target (a meta row may outlive it). */
   hasTable(namespace: string, table: string): Promise<boolean>;
-  /** Records `source` in the table's meta row when that row has none yet; any other row stays as it is. */
-  adoptSource(namespace: string, table: string, source: string): Promise<void>;
+  /**
+   * Records `source` in the table's meta row when that row has none yet, or has exactly
+   * `replacing` (the same service's source from before client tags were recorded); any other
+   * row stays as it is.
+   */
+  adoptSource(namespace: string, table: string, source: string, replacing?: string): Promise<void>;
   /** Applies the plan in one transaction (table DDL, rows and meta row); all or nothing. */
   apply(plan: ApplyPlan): Promise<ApplyResult>;
   close(): Promise<void>;

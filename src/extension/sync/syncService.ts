@@ -79,7 +79,7 @@ export class SyncService {
           },
           options.signal,
         );
-        await model.applyReports(target.spec, request.connection, done);
+        await model.applyReports(target.spec, request.connection, done, service.source);
         for (const r of done) {
           if (r.outcome === 'failed') logger.error(`Sync of ${r.namespace}.${r.table} to ${target.label} failed: ${failureReason(r)}`);
           else logger.info(`Sync of ${r.namespace}.${r.table} to ${target.label}: ${r.outcome}${r.rows === undefined ? '' : `, ${r.rows} rows`}${r.point ? `, data as of ${r.point}` : ''}.`);

@@ -2,7 +2,9 @@
 // (read at the moment of the run: from SecretStorage for a remote connection, the emulator's
 // generated ones for the sample data), the proxy and the rate limits. Pure: the settings and
 // secrets are handed in, so plain tests can use it. Also the source the meta table records for
-// a connection's tables, which says whose tables the explorer marks.
+// a connection's tables (with the tag of its client ID, read with the credentials at the run),
+// which says whose tables the explorer marks (from the connection alone: the explorer reads no
+// secrets, so it knows the service, and the credentials only of the runs it saw).
 
 import type { Operation } from '../../core/contract';
 import type { Credentials, ProxyOptions } from '../../client/types';
@@ -27,9 +29,14 @@ export interface ServiceConfigDeps {
  */
 export const SAMPLE_DATA_SOURCE = 'sample data';
 
-/** The source the meta table records for the tables a connection syncs (see src/sync/syncSource.ts). */
-export function syncSourceOf(connection: Connection): string {
-  return connection.kind === 'sample' ? SAMPLE_DATA_SOURCE : sourceIdentity(connection);
+/**
+ * The source the meta table records for the tables a connection syncs (see
+ * src/sync/syncSource.ts): with the client ID, the one a run records; without it (the explorer
+ * reads no secrets), the connection's service alone, without client tag.
+ */
+export function syncSourceOf(connection: Connection, clientId?: string): string {
+  if (connection.kind === 'sample') return SAMPLE_DATA_SOURCE;
+  return sourceIdentity({ baseUrl: connection.baseUrl, dataPrefix: connection.dataPrefix, scope: connection.scope, clientId });
 }
 
 export async function syncServiceConfig(connection: Connection, deps: ServiceConfigDeps): Promise<SyncServiceConfig> {
@@ -54,7 +61,7 @@ export async function syncServiceConfig(connection: Connection, deps: ServiceCon
     baseUrl: connection.baseUrl,
     dataPrefix: connection.dataPrefix,
     scope: connection.scope,
-    source: syncSourceOf(connection),
+    source: syncSourceOf(connection, credentials.clientId),
     allowInsecureHttp: connection.allowInsecureHttp,
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,

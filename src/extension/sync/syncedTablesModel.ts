@@ -2,9 +2,11 @@
 // the explorer's marks, the commands and the SQL console read. Fed by the reports of runs in
 // this window and by the target's meta table (read through the sync host). The meta table
 // records the service each table came from (base URL, data prefix and scope, or the sample
-// data), so a table is marked under the connections that reach that service, whoever synced
-// it (this editor or `dq sync`): those are the ones whose sync goes on from its point. A row
-// from before sources were recorded falls back to what this editor remembers (in global
+// data) and a tag of the credentials' client ID, so a table is marked under the connections
+// that reach that service, whoever synced it (this editor or `dq sync`): those are the ones
+// whose sync goes on from its point. The explorer reads no secrets, so a connection's client
+// tag is known only from a run of it in this window; until then the service alone decides. A
+// row from before sources were recorded falls back to what this editor remembers (in global
 // storage) of which connection synced it, or, synced elsewhere, is marked under every
 // connection. Pure: no `vscode` import.
 
@@ -12,6 +14,7 @@ import type { Clock } from '../../core/clock';
 import { Emitter } from '../../jobs/emitter';
 import type { SyncProgress, TableSyncReport } from '../../sync/syncReport';
 import type { SyncStateSummary } from '../../sync/syncProtocol';
+import { clientTagOfSource, compareSources, serviceOfSource } from '../../sync/syncSource';
 import type { SyncedTableState } from './syncTexts';
 
 export interface SyncedTable extends SyncedTableState {
@@ -19,7 +22,11 @@ export interface SyncedTable extends SyncedTableState {
   table: string;
 }
 
-/** The source a connection's syncs record (see syncSourceOf), by connection name; undefined for a name not in the settings. */
+/**
+ * The source a connection's syncs record (see syncSourceOf), by connection name, as far as it
+ * is known without reading secrets (without client tag, then); undefined for a name not in the
+ * settings.
+ */
 export type SourceOfConnection = (connection: string) => string | undefined;
 
 /** The tables whose mark may have changed: only those are redrawn. */
@@ -47,6 +54,8 @@ export class SyncedTablesModel {
   private readonly changed = new Emitter<SyncedChange>();
   readonly onDidChange = this.changed.event;
   private sourceOf?: SourceOfConnection;
+  /** the full source (with client tag) each connection's last run in this window recorded */
+  private readonly runSources = new Map<string, string>();
 
   constructor(
     private readonly memento: OriginMemento,
@@ -97,8 +106,12 @@ export class SyncedTablesModel {
     if (changed.length > 0) this.changed.fire({ tables: changed.map(({ namespace, table }) => ({ namespace, table })) });
   }
 
-  /** A run from `connection` ended: its synced tables are marked at once, before the meta table is read again. */
-  async applyReports(spec: string, connection: string, reports: readonly TableSyncReport[]): Promise<void> {
+  /**
+   * A run from `connection` ended: its synced tables are marked at once, before the meta table
+   * is read again. `source` is what the run records (with the client tag of its credentials).
+   */
+  async applyReports(spec: string, connection: string, reports: readonly TableSyncReport[], source?: string): Promise<void> {
+    if (source !== undefined) this.runSources.set(connection, source);
     const origins = { ...this.origins() };
     const touched: SyncedChange['tables'] = [];
     for (const r of reports) {
@@ -109,7 +122,7 @@ export class SyncedTablesModel {
       if (this.target?.spec !== spec || !r.point || r.rows === undefined) continue;
       const before = this.states.get(tableKey(r.namespace, r.table));
       // the run recorded its connection's source (a row without one adopts it)
-      const source = this.sourceOf?.(connection) ?? before?.source;
+      const recorded = source ?? this.sourceOf?.(connection) ?? before?.source;
       this.states.set(tableKey(r.namespace, r.table), {
         namespace: r.namespace,
         table: r.table,
@@ -117,7 +130,7 @@ export class SyncedTablesModel {
         rows: r.rows,
         schemaVersion: r.schemaVersion ?? before?.schemaVersion,
         ranAt: new Date(this.clock.now()).toISOString(),
-        ...(source === undefined ? {} : { source }),
+        ...(recorded === undefined ? {} : { source: recorded }),
       });
     }
     await this.memento.update(ORIGINS_KEY, origins);
@@ -142,13 +155,17 @@ export class SyncedTablesModel {
 
   /**
    * The table as the target holds it, for a connection's node: only when it came from that
-   * connection's service (a sync from it goes on from the table's point). A row without a
-   * source: not when another connection of this editor synced it.
+   * connection's service, and from its credentials where those are known (a sync from it goes
+   * on from the table's point). A row without a source: not when another connection of this
+   * editor synced it.
    */
   stateOf(connection: string, namespace: string, table: string): SyncedTable | undefined {
     const state = this.states.get(tableKey(namespace, table));
     if (!state || !this.target) return undefined;
-    if (state.source !== undefined && this.sourceOf) return this.sourceOf(connection) === state.source ? state : undefined;
+    if (state.source !== undefined && this.sourceOf) {
+      const mine = this.connectionSource(connection);
+      return mine !== undefined && continuesFrom(mine, state.source) ? state : undefined;
+    }
     const origin = this.origins()[originKey(this.target.spec, namespace, table)];
     return origin === undefined || origin === connection ? state : undefined;
   }
@@ -167,9 +184,30 @@ export class SyncedTablesModel {
     this.changed.dispose();
   }
 
+  /**
+   * The connection's source: the one its last run here recorded, while the settings still
+   * name that service (the credentials are known from it), else the service alone.
+   */
+  private connectionSource(connection: string): string | undefined {
+    const configured = this.sourceOf?.(connection);
+    if (configured === undefined) return undefined;
+    const ran = this.runSources.get(connection);
+    return ran !== undefined && serviceOfSource(ran) === serviceOfSource(configured) ? ran : configured;
+  }
+
   private origins(): Record<string, string> {
     return this.memento.get<Record<string, string>>(ORIGINS_KEY) ?? {};
   }
+}
+
+/**
+ * Whether a sync with source `mine` goes on from a row that records `stored`: the same source,
+ * one it adopts, or, when `mine` has no client tag (the credentials are not known here), the
+ * same service.
+ */
+function continuesFrom(mine: string, stored: string): boolean {
+  const match = compareSources(stored, mine);
+  return match === 'same' || match === 'adopt' || (match === 'otherCredentials' && clientTagOfSource(mine) === undefined);
 }
 
 function originKey(spec: string, namespace: string, table: string): string {

@@ -3,9 +3,12 @@
 // dq keeps to the service's default limits (5 create-job calls a minute), so this file makes
 // few jobs, but where limits arranged with the provider are given (--rate-limits,
 // DQ_RATE_LIMITS). A database file another process holds is waited for, and said so at once.
+// Two accounts on one gateway (two sets of credentials, no scope) are told apart by a tag of
+// their client IDs, never by the IDs themselves.
 
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +17,14 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/emula
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import { runDq, type CliRun } from '../../support/cliHarness';
+
+/** The tag a source holds for a client ID: the first 12 hex digits of its SHA-256. */
+function tagOf(clientId: string): string {
+  return createHash('sha256').update(clientId).digest('hex').slice(0, 12);
+}
+
+/** Another institution's credentials on the same gateway. */
+const OTHER_ACCOUNT = { clientId: 'institution-b-client', clientSecret: 'institution-b-secret-93e1' };
 
 describe('dq sync and dq sync-status', function () {
   this.timeout(60_000);
@@ -29,7 +40,7 @@ describe('dq sync and dq sync-status', function () {
   }
 
   before(async () => {
-    emu = await startEmulator({ jobDelayMs: 200, limits: false });
+    emu = await startEmulator({ jobDelayMs: 200, limits: false, extraCredentials: [OTHER_ACCOUNT] });
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-sync-cli-'));
     env = { DQ_BASE_URL: emu.baseUrl, DQ_DATA_PREFIX: emu.dataPrefix, DQ_CLIENT_ID: emu.clientId, DQ_CLIENT_SECRET: emu.clientSecret, HOME: tmp, TMPDIR: tmp };
   });
@@ -64,7 +75,7 @@ describe('dq sync and dq sync-status', function () {
     );
     for (const s of listed.tables) {
       assert.deepEqual(Object.keys(s).sort(), ['namespace', 'point', 'ranAt', 'rows', 'schemaVersion', 'source', 'table'], 'the schema itself is left out');
-      assert.equal(s.source, `${emu.baseUrl}/${emu.dataPrefix}`, 'the service the rows came from');
+      assert.equal(s.source, `${emu.baseUrl}/${emu.dataPrefix}?client=${tagOf(emu.clientId)}`, 'the service and credentials the rows came from');
     }
 
     const text = await dq(['sync-status'], { DQ_SYNC_TARGET: file });
@@ -72,7 +83,7 @@ describe('dq sync and dq sync-status', function () {
     const lines = text.stdout.trim().split('\n');
     assert.equal(lines.length, out.tables.length);
     for (const [i, r] of out.tables.entries()) {
-      assert.match(lines[i], new RegExp(`^catalog\\.${r.table}\\s+${r.point}\\s+${r.rows!.toLocaleString('en-US')} rows\\s+schema v${r.schemaVersion}\\s+ran \\S+\\s+from ${emu.baseUrl}/dap$`));
+      assert.match(lines[i], new RegExp(`^catalog\\.${r.table}\\s+${r.point}\\s+${r.rows!.toLocaleString('en-US')} rows\\s+schema v${r.schemaVersion}\\s+ran \\S+\\s+from ${emu.baseUrl}/dap\\?client=${tagOf(emu.clientId)}$`));
     }
   });
 
@@ -165,14 +176,14 @@ describe('dq sync and dq sync-status', function () {
     try {
       const otherEnv = { DQ_BASE_URL: other.baseUrl, DQ_DATA_PREFIX: other.dataPrefix, DQ_CLIENT_ID: other.clientId, DQ_CLIENT_SECRET: other.clientSecret };
       for (const [argv, extraEnv, from] of [
-        [[], otherEnv, `${other.baseUrl}/dap`],
-        [['--scope', 'acct-2'], {}, `${emu.baseUrl}/dap?scope=acct-2`],
+        [[], otherEnv, `${other.baseUrl}/dap?client=${tagOf(other.clientId)}`],
+        [['--scope', 'acct-2'], {}, `${emu.baseUrl}/dap?scope=acct-2&client=${tagOf(emu.clientId)}`],
       ] as const) {
         const refused = await dq(['sync', 'catalog', 'products', '--to', 'services.duckdb', ...fast, ...argv], extraEnv);
         assert.equal(refused.code, 6, refused.stderr); // as for every table that needs a fresh snapshot
         assert.equal(
           refused.stdout.trim(),
-          `catalog.products  failed  snapshotRequired: catalog.products in ${path.join(tmp, 'services.duckdb')} was synced from ${emu.baseUrl}/dap, not from ${from}: ` +
+          `catalog.products  failed  snapshotRequired: catalog.products in ${path.join(tmp, 'services.duckdb')} was synced from ${emu.baseUrl}/dap?client=${tagOf(emu.clientId)}, not from ${from}: ` +
             'the changes of one service cannot be applied to the rows of another. Take a fresh snapshot from this service, which replaces the table: ' +
             'sync it with --resnapshot (dq sync catalog products --resnapshot); or sync to another target (--to).',
         );
@@ -183,6 +194,41 @@ describe('dq sync and dq sync-status', function () {
     } finally {
       await other.close();
     }
+  });
+
+  it('tells two accounts on one gateway apart by a tag of their client IDs: one\'s changes are never merged onto the other\'s rows', async () => {
+    const fast = ['--rate-limits', 'createJob=50'];
+    const file = path.join(tmp, 'accounts.duckdb');
+    const [mine, theirs] = [tagOf(emu.clientId), tagOf(OTHER_ACCOUNT.clientId)];
+    const first = await dq(['sync', 'catalog', 'products', '--to', 'accounts.duckdb', ...fast, '--json']);
+    assert.equal(first.code, 0, first.stderr);
+    const [synced] = (JSON.parse(first.stdout) as { tables: TableSyncReport[] }).tables;
+    const jobsBefore = emu.requestLog.entries().filter((e) => e.operation === 'createJob').length;
+
+    // the same gateway, no scope, another institution's credentials
+    const otherEnv = { DQ_CLIENT_ID: OTHER_ACCOUNT.clientId, DQ_CLIENT_SECRET: OTHER_ACCOUNT.clientSecret };
+    const refused = await dq(['sync', 'catalog', 'products', '--to', 'accounts.duckdb', ...fast], otherEnv);
+    assert.equal(refused.code, 6, refused.stderr);
+    assert.equal(
+      refused.stdout.trim(),
+      `catalog.products  failed  snapshotRequired: catalog.products in ${file} was synced from ${emu.baseUrl}/dap with other credentials (client ${mine}, not client ${theirs}): ` +
+        'the changes one account sees cannot be applied to the rows of another. If these are new credentials for the same account, take a fresh snapshot, which replaces the table: ' +
+        'sync it with --resnapshot (dq sync catalog products --resnapshot). If they are another account\'s, sync to another target (--to).',
+    );
+    assert.equal(emu.requestLog.entries().filter((e) => e.operation === 'createJob').length, jobsBefore, 'no job was made');
+    const kept = JSON.parse((await dq(['sync-status', '--to', 'accounts.duckdb', '--json'])).stdout) as { tables: Array<Record<string, unknown>> };
+    assert.deepEqual(kept.tables.map((s) => [s.point, s.source]), [[synced.point, `${emu.baseUrl}/dap?client=${mine}`]]);
+
+    // new credentials of the same account: a fresh snapshot, after which their changes go on
+    const fresh = await dq(['sync', 'catalog', 'products', '--to', 'accounts.duckdb', ...fast, '--resnapshot', '--json'], otherEnv);
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.deepEqual((JSON.parse(fresh.stdout) as { tables: TableSyncReport[] }).tables.map((r) => [r.outcome, r.kind]), [['synced', 'snapshot']]);
+    const next = await dq(['sync', 'catalog', 'products', '--to', 'accounts.duckdb', ...fast, '--json'], otherEnv);
+    assert.deepEqual((JSON.parse(next.stdout) as { tables: TableSyncReport[] }).tables.map((r) => [r.outcome === 'failed', r.kind]), [[false, 'changes']], next.stdout);
+    const status = await dq(['sync-status', '--to', 'accounts.duckdb']);
+    assert.match(status.stdout, new RegExp(`from ${emu.baseUrl}/dap\\?client=${theirs}\n$`));
+    const back = await dq(['sync', 'catalog', 'products', '--to', 'accounts.duckdb', ...fast, '--json']);
+    assert.deepEqual((JSON.parse(back.stdout) as { tables: TableSyncReport[] }).tables.map((r) => r.error?.reason), ['otherCredentials']);
   });
 
   describe('a database file another process holds', () => {
@@ -228,6 +274,7 @@ describe('dq sync and dq sync-status', function () {
       for (const text of [run.stdout, run.stderr]) {
         assert.ok(!text.includes(password), `password printed: ${text}`);
         assert.ok(!text.includes(emu.clientSecret), `client secret printed: ${text}`);
+        for (const secret of [emu.clientId, OTHER_ACCOUNT.clientId, OTHER_ACCOUNT.clientSecret]) assert.ok(!text.includes(secret), `a client ID or secret printed: ${text}`);
       }
     }
   });

@@ -3,6 +3,8 @@
 // snapshot at the point reached, row for row (deletes gone, updates applied), and the meta
 // table says so; a failed job, an abort in the middle of an apply or an incompatible schema
 // change leaves the table and its meta row at the last complete run, and the next run resumes.
+// Changes from another service, or from another account's credentials on the same gateway,
+// are never applied on top of a table's rows.
 
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
@@ -11,10 +13,12 @@ import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { SyncProgress, TableSyncReport } from '../../../src/sync/syncReport';
+import { clientTagOfSource, serviceOfSource, sourceIdentity } from '../../../src/sync/syncSource';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import {
   alterDatabase,
   assertSameRows,
+  clientFor,
   columnTypes,
   keyCountOf,
   LogLines,
@@ -39,6 +43,9 @@ function states(file: string): Promise<SyncState[]> {
   return withTarget(new DuckdbTarget({ path: file, readOnly: true }), (t) => t.listStates());
 }
 
+/** Another institution's credentials on the emulator's gateway (the same data, another account as far as the sync can tell). */
+const OTHER_ACCOUNT = { clientId: 'institution-b-client', clientSecret: 'institution-b-secret-5c2d' };
+
 function byTable(reports: TableSyncReport[]): Record<string, TableSyncReport> {
   return Object.fromEntries(reports.map((r) => [r.table, r]));
 }
@@ -54,7 +61,7 @@ describe('sync to a DuckDB file from the emulator', function () {
 
   before(async () => {
     // web_logs as the service delivers logs: at least once, some records twice
-    fixture = await SyncFixture.start({ rows: 3000, duplicates: 0.02 });
+    fixture = await SyncFixture.start({ rows: 3000, duplicates: 0.02, extraCredentials: [OTHER_ACCOUNT] });
   });
   after(async () => {
     await fixture?.close();
@@ -218,6 +225,97 @@ describe('sync to a DuckDB file from the emulator', function () {
     }
   });
 
+  it('tells apart two accounts on one gateway by their credentials: the other\'s changes are refused naming client tags, never IDs; --resnapshot takes its rows', async () => {
+    const file = path.join(fixture.dir, 'two-accounts.duckdb');
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], until: p0 });
+    const mine = sourceOf(fixture.client);
+    assert.match(mine, /^http:\/\/127\.0\.0\.1:\d+\/dap\?client=[0-9a-f]{12}$/);
+    assert.deepEqual((await states(file)).map((s) => [s.table, s.source]), [['courses', mine], ['users', mine]]);
+    const usersBefore = await syncedRows(file, 'canvas', 'users', 1);
+    const metaBefore = await states(file);
+    const jobs = (): number => fixture.emulator.requestLog.entries().filter((e) => e.operation === 'createJob').length;
+
+    // the same gateway and data prefix, no scope: only the credentials differ
+    const otherAccount = clientFor(fixture.emulator, OTHER_ACCOUNT);
+    const log = new LogLines();
+    try {
+      const theirs = sourceOf(otherAccount);
+      assert.equal(serviceOfSource(theirs), serviceOfSource(mine));
+      assert.notEqual(theirs, mine);
+      const jobsBefore = jobs();
+      const [refused] = await sync(file, { client: otherAccount, namespace: 'canvas', tables: ['users'], until: p1, logger: log });
+      assert.deepEqual(
+        [refused.outcome, refused.needsResnapshot, refused.error?.kind, refused.error?.reason, refused.point],
+        ['failed', true, 'snapshotRequired', 'otherCredentials', p0],
+        JSON.stringify(refused),
+      );
+      assert.equal(
+        refused.error?.message,
+        `canvas.users in ${file} was synced from ${serviceOfSource(mine)} with other credentials (client ${clientTagOfSource(mine)}, not client ${clientTagOfSource(theirs)}): ` +
+          'the changes one account sees cannot be applied to the rows of another.',
+      );
+      assert.equal(
+        refused.error?.hint,
+        'If these are new credentials for the same account, take a fresh snapshot, which replaces the table: sync it with --resnapshot (dq sync canvas users --resnapshot). ' +
+          "If they are another account's, sync to another target (--to).",
+      );
+      assert.equal(jobs(), jobsBefore, 'no job was made');
+      assert.deepEqual(await syncedRows(file, 'canvas', 'users', 1), usersBefore, 'the rows were left as they were');
+      assert.deepEqual(await states(file), metaBefore);
+
+      // new credentials of the same account: a fresh snapshot, then their changes go on from it
+      const [fresh] = await sync(file, { client: otherAccount, namespace: 'canvas', tables: ['users'], until: p1, resnapshot: true, logger: log });
+      assert.deepEqual([fresh.outcome, fresh.kind], ['synced', 'snapshot']);
+      assert.deepEqual((await states(file)).map((s) => [s.table, s.source]), [['courses', mine], ['users', theirs]]);
+      const [next] = await sync(file, { client: otherAccount, namespace: 'canvas', tables: ['users'], logger: log });
+      assert.deepEqual([next.outcome, next.kind], ['synced', 'changes'], JSON.stringify(next));
+      const back = byTable(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], logger: log }));
+      assert.equal(back.users.error?.reason, 'otherCredentials', JSON.stringify(back.users));
+      assert.deepEqual([back.courses.outcome, back.courses.kind], ['synced', 'changes']);
+
+      // what is stored, reported and logged holds a tag of each client ID, never the ID or the secret
+      const said = [JSON.stringify(await states(file)), JSON.stringify([refused, back.users]), ...log.lines].join('\n');
+      for (const secret of [fixture.emulator.clientId, fixture.emulator.clientSecret, OTHER_ACCOUNT.clientId, OTHER_ACCOUNT.clientSecret]) {
+        assert.ok(!said.includes(secret), `${secret} in:\n${said}`);
+      }
+    } finally {
+      await otherAccount.close();
+    }
+  });
+
+  it('a source recorded before client tags were is taken for this run\'s credentials and rewritten with their tag; another service\'s is not', async () => {
+    const file = path.join(fixture.dir, 'untagged.duckdb');
+    const [p0, p1] = [fixture.point(3), fixture.point(1)];
+    await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'quizzes', 'courses'], until: p0 });
+    const mine = sourceOf(fixture.client);
+    const service = serviceOfSource(mine);
+    // as the version before client tags left it; courses came from another gateway
+    await alterDatabase(file, `UPDATE main.dq_sync_state SET source = '${service}'`);
+    await alterDatabase(file, `UPDATE main.dq_sync_state SET source = 'https://elsewhere.example.com/dap' WHERE "table" = 'courses'`);
+    assert.deepEqual((await states(file)).map((s) => [s.table, s.source]), [['courses', 'https://elsewhere.example.com/dap'], ['quizzes', service], ['users', service]]);
+
+    const adopted = byTable([
+      ...(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'courses'], until: p1 })),
+      // already past the point asked for: nothing is applied, the tag is recorded all the same
+      ...(await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], until: fixture.point(4) })),
+    ]);
+    assert.deepEqual([adopted.users.outcome, adopted.users.kind], ['synced', 'changes']);
+    assert.equal(adopted.quizzes.outcome, 'unchanged');
+    assert.equal(adopted.courses.error?.reason, 'otherSource', 'a source without tag is adopted only by its own service');
+    await assertEqualTables(file, 'canvas', 'users', await fixture.reference('canvas', 'users', p1));
+    assert.deepEqual((await states(file)).map((s) => [s.table, s.source]), [['courses', 'https://elsewhere.example.com/dap'], ['quizzes', mine], ['users', mine]]);
+
+    // adopted once: from then on other credentials are refused
+    const otherAccount = clientFor(fixture.emulator, OTHER_ACCOUNT);
+    try {
+      const [refused] = await sync(file, { client: otherAccount, namespace: 'canvas', tables: ['quizzes'] });
+      assert.equal(refused.error?.reason, 'otherCredentials', JSON.stringify(refused));
+    } finally {
+      await otherAccount.close();
+    }
+  });
+
   it('a meta table from before sources were recorded is read as it is, and each table\'s next sync records its source', async () => {
     const file = path.join(fixture.dir, 'older.duckdb');
     const [p0, p1] = [fixture.point(3), fixture.point(1)];
@@ -289,6 +387,7 @@ describe('sync to a DuckDB file from the emulator', function () {
     try {
       const reports = await sync(path.join(fixture.dir, 'budget.duckdb'), {
         client,
+        source: sourceIdentity({ baseUrl: limited.emulator.baseUrl, dataPrefix: limited.emulator.dataPrefix, clientId: limited.emulator.clientId }),
         namespace: 'canvas',
         tables: ['accounts', 'courses', 'quizzes', 'users', 'assignments'],
         concurrency: 4,

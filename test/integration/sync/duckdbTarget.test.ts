@@ -166,6 +166,15 @@ describe('the DuckDB sync target', function () {
     assert.deepEqual((await fs.readdir(dir)).filter((name) => !before.has(name) && !/^part-\d+\.jsonl\.gz$/.test(name) && !name.startsWith('lenient.duckdb')), [], 'no copy is left behind');
   });
 
+  it('loads result files that are plain JSONL, known by their first bytes, not gzip: one with half an emoji is copied without it too', async () => {
+    const file = path.join(dir, 'plain.duckdb');
+    const plain = path.join(dir, 'plain-part-1.jsonl');
+    await fs.writeFile(plain, [u(1, T0, { name: 'one' }), u(2, T0, { name: 'cut \ud83d' })].map((r) => `${JSON.stringify(r)}\n`).join(''));
+    assert.deepEqual(await withTarget(file, (t) => t.apply(plan('snapshot', [plain], T0))), { upserted: 2, deleted: 0, rows: 2 });
+    assert.deepEqual(await rows(file, 'name'), { '1': ['one'], '2': ['cut '] });
+    assert.equal(existsSync(`${plain}.cleaned.jsonl.gz`), false, 'the copy is removed');
+  });
+
   it('adds a new column in place before applying changes, keeping the rows it has', async () => {
     const file = path.join(dir, 'added.duckdb');
     await withTarget(file, async (t) => t.apply(plan('snapshot', [await gz([u(1, T0, { name: 'one' })])], T0)));

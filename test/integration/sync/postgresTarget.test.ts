@@ -257,11 +257,58 @@ describe('sync: PostgreSQL target (real server)', function () {
     await t.adoptSource('canvas', 'users', 'https://api.example.com/dap');
     await t.adoptSource('canvas', 'users', 'https://other.example.com/dap');
     assert.equal((await t.readState('canvas', 'users'))?.source, 'https://api.example.com/dap', 'adopted once, never taken over');
+    // a source from before client tags were is rewritten with the tag, when it is the one named
+    await t.adoptSource('canvas', 'users', 'https://api.example.com/dap?client=0123456789ab', 'https://other.example.com/dap');
+    assert.equal((await t.readState('canvas', 'users'))?.source, 'https://api.example.com/dap');
+    await t.adoptSource('canvas', 'users', 'https://api.example.com/dap?client=0123456789ab', 'https://api.example.com/dap');
+    assert.equal((await t.readState('canvas', 'users'))?.source, 'https://api.example.com/dap?client=0123456789ab');
     const file = await gzFile([{ ts: '2026-11-20T09:00:00Z', key: { id: 1 }, value: { name: 'Ada v2' } }]);
     await t.apply(plan('snapshot', [file], '2026-11-20T12:00:00Z', { state: { ...plan('snapshot', [], '').state, point: '2026-11-20T12:00:00Z', source: 'https://other.example.com/dap' } }));
     assert.equal((await t.readState('canvas', 'users'))?.source, 'https://other.example.com/dap', 'a snapshot records its own');
     assert.equal(await t.hasTable('canvas', 'users'), true);
     assert.equal(await t.hasTable('canvas', 'nothing'), false);
+  });
+
+  it('a user who may only read and write the rows of a meta table from before sources were recorded syncs as before, and is told what the owner should run', async () => {
+    await seeded();
+    await pg.admin(`ALTER TABLE public.dq_sync_state DROP COLUMN source`);
+    const url = await role('dq_writer', 'writer-pw');
+    // the rows of the meta table, and a schema of its own for the tables it syncs
+    await pg.admin(`GRANT CONNECT ON DATABASE dq_test TO dq_writer; GRANT SELECT, INSERT, UPDATE ON public.dq_sync_state TO dq_writer; DROP SCHEMA IF EXISTS w_ns CASCADE; CREATE SCHEMA w_ns AUTHORIZATION dq_writer`);
+    try {
+      const t = target({ url });
+      await t.open();
+      const warning = `the meta table public.dq_sync_state in PostgreSQL at postgresql://dq_writer@127.0.0.1:${pg.port}/dq_test has no column source, and only its owner may add it (the server said: must be owner of table dq_sync_state). ` +
+        'Syncing without recording which service each table came from, so changes from another service or other credentials are not refused. ' +
+        'Have the owner of public.dq_sync_state run: ALTER TABLE public.dq_sync_state ADD COLUMN source text;';
+      assert.deepEqual(log.lines.filter((l) => l.includes('column source')), [warning]);
+      assert.deepEqual((await t.listStates()).map((s) => [s.namespace, s.table, s.source]), [['canvas', 'users', undefined]], 'the rows read without the column');
+
+      const table = { ...usersTable(), namespace: 'w_ns' };
+      const state = (point: string) => ({ ...plan('snapshot', [], point, { table }).state, source: 'https://api.example.com/dap?client=0123456789ab' });
+      const first = await gzFile([
+        { ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'Ada' } },
+        { ts: '2026-11-19T08:00:00Z', key: { id: 2 }, value: { name: 'Bo' } },
+      ]);
+      assert.deepEqual(await t.apply(plan('snapshot', [first], '2026-11-20T08:00:00Z', { table, state: state('2026-11-20T08:00:00Z') })), { upserted: 2, deleted: 0, rows: 2 });
+      const changes = await gzFile([{ action: 'D', ts: '2026-11-20T09:00:00Z', key: { id: 2 } }]);
+      assert.deepEqual(await t.apply(plan('changes', [changes], '2026-11-20T12:00:00Z', { table, state: state('2026-11-20T12:00:00Z') })), { upserted: 0, deleted: 1, rows: 1 });
+      await t.adoptSource('w_ns', 'users', 'https://api.example.com/dap?client=0123456789ab');
+      assert.deepEqual(await t.readState('w_ns', 'users').then((s) => [s?.point, s?.rows, s?.source]), ['2026-11-20T12:00:00Z', 1, undefined]);
+      assert.deepEqual(await pg.admin(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'dq_sync_state' AND column_name = 'source'`), [{ n: 0 }], 'the meta table was left as it was');
+      await t.close();
+
+      // once the owner has run it, the sources are recorded again
+      await pg.admin(`ALTER TABLE public.dq_sync_state ADD COLUMN source text`);
+      const after = target({ url });
+      await after.open();
+      await after.adoptSource('w_ns', 'users', 'https://api.example.com/dap?client=0123456789ab');
+      assert.equal((await after.readState('w_ns', 'users'))?.source, 'https://api.example.com/dap?client=0123456789ab');
+      assert.deepEqual(log.lines.filter((l) => l.includes('column source')), [warning], 'warned once');
+    } finally {
+      for (const t of targets.splice(0)) await t.close();
+      await pg.admin(`DROP SCHEMA IF EXISTS w_ns CASCADE; DROP TABLE IF EXISTS public.dq_sync_state`);
+    }
   });
 
   it('loads a snapshot with typed and nested columns; of duplicate keys the newest record wins, then the later one', async () => {
@@ -727,6 +774,17 @@ describe('sync: PostgreSQL target (real server)', function () {
         ['3', '\\ud83d is text, \u{1F600} a pair', null],
       ],
     );
+  });
+
+  it('loads result files that are plain JSONL, known by their first bytes, not gzip, and an empty one', async () => {
+    const t = target();
+    await t.open();
+    const plain = path.join(tmp, 'plain-part-1.jsonl.gz'); // named as gzip, but not
+    await fs.writeFile(plain, [{ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'one' } }, { ts: '2026-11-19T08:00:00Z', key: { id: 2 }, value: { name: 'two' } }].map((r) => `${line(r)}\n`).join(''));
+    const empty = path.join(tmp, 'empty-part.jsonl');
+    await fs.writeFile(empty, '');
+    assert.deepEqual(await t.apply(plan('snapshot', [plain, empty], '2026-11-20T08:00:00Z')), { upserted: 2, deleted: 0, rows: 2 });
+    assert.deepEqual((await users()).map((r) => [r.id, r.name]), [['1', 'one'], ['2', 'two']]);
   });
 
   it('asks for a snapshot when changes arrive for a table that is not there', async () => {

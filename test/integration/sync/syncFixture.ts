@@ -125,13 +125,20 @@ export class SyncFixture {
   }
 }
 
-function clientFor(emulator: RunningEmulator): DataQueryClient {
-  return new DataQueryClient({
+/** The client ID each client of clientFor uses, for the source its syncs record. */
+const clientIds = new WeakMap<object, string>();
+
+/** A client of the emulator with its main credentials, or others it was started with. */
+export function clientFor(emulator: RunningEmulator, credentials: { clientId: string; clientSecret: string } = emulator): DataQueryClient {
+  const { clientId, clientSecret } = credentials;
+  const client = new DataQueryClient({
     baseUrl: emulator.baseUrl,
     dataPrefix: emulator.dataPrefix,
-    credentials: async () => ({ clientId: emulator.clientId, clientSecret: emulator.clientSecret }),
+    credentials: async () => ({ clientId, clientSecret }),
     rateLimits: { listTables: 1000, createJob: 1000, getJob: 1000, getSchema: 1000, createUrls: 1000 },
   });
+  clientIds.set(client, clientId);
+  return client;
 }
 
 /** A value of the emulator's flat record in the form a synced table's value is read in. */
@@ -243,10 +250,12 @@ export async function withTarget<T, S extends SyncTarget>(target: S, work: (targ
 /** What a test's sync run is given: the source is the client's service unless the test names one. */
 export type SyncOptions = Omit<SyncRunOptions, 'target' | 'source'> & { source?: string };
 
-/** The source a client's service is recorded as, as `dq sync` records it. */
+/** The source a client's service and credentials are recorded as, as `dq sync` records it (a client of clientFor). */
 export function sourceOf(client: DataQueryClient | SyncRunOptions['client']): string {
   const { baseUrl, dataPrefix } = client as DataQueryClient;
-  return sourceIdentity({ baseUrl, dataPrefix });
+  const clientId = clientIds.get(client);
+  if (clientId === undefined) throw new Error('sourceOf: not a client of clientFor, whose client ID is known');
+  return sourceIdentity({ baseUrl, dataPrefix, clientId });
 }
 
 /** One sync run into the target, opened for it and closed after it. */

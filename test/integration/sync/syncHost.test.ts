@@ -10,7 +10,11 @@ import { isDqError } from '../../../src/client/errors';
 import { SyncHostClient } from '../../../src/sync/syncHostClient';
 import type { SyncRunRequest } from '../../../src/sync/syncProtocol';
 import type { SyncProgress } from '../../../src/sync/syncReport';
+import { clientTag } from '../../../src/sync/syncSource';
 import { hostServiceOf, LogLines, SyncFixture, withDatabase } from './syncFixture';
+
+/** Another institution's credentials on the same emulator. */
+const OTHER_ACCOUNT = { clientId: 'institution-b-client', clientSecret: 'institution-b-secret-41f7' };
 
 const HOST_SCRIPT = path.resolve(__dirname, '../../../src/sync/syncHost.js');
 
@@ -45,7 +49,7 @@ describe('sync host: syncs in a child process for the editor', function () {
   });
 
   before(async () => {
-    fixture = await SyncFixture.start();
+    fixture = await SyncFixture.start({ extraCredentials: [OTHER_ACCOUNT] });
     service = await hostServiceOf(fixture.emulator);
     file = path.join(fixture.dir, 'db', 'sync.duckdb');
     log = new LogLines();
@@ -107,17 +111,35 @@ describe('sync host: syncs in a child process for the editor', function () {
 
   it('records the sample data as the source of its tables; another service\'s changes are refused with Resnapshot or another target offered', async () => {
     assert.deepEqual([...new Set((await host.listStates(file)).map((s) => s.source))], ['sample data'], 'the same whatever port the emulator has');
-    // the same emulator set up as a connection of its own: its address is its source
-    const [report] = await host.run(request(['users'], { service: { ...service, source: undefined } }));
+    // the same emulator set up as a connection of its own: its address and client tag are its source
+    const connection = { ...service, source: undefined };
+    const mine = `${fixture.emulator.baseUrl}/dap?client=${clientTag(fixture.emulator.clientId)}`;
+    const [report] = await host.run(request(['users'], { service: connection }));
     assert.deepEqual([report.outcome, report.needsResnapshot, report.error?.reason], ['failed', true, 'otherSource'], JSON.stringify(report));
-    assert.equal(
-      report.error?.message,
-      `canvas.users in ${file} was synced from sample data, not from ${fixture.emulator.baseUrl}/dap: the changes of one service cannot be applied to the rows of another.`,
-    );
+    assert.equal(report.error?.message, `canvas.users in ${file} was synced from sample data, not from ${mine}: the changes of one service cannot be applied to the rows of another.`);
     assert.equal(
       report.error?.hint,
       'Take a fresh snapshot from this connection, which replaces the table: choose Resnapshot, or run the command again with resnapshot: true; or sync into another target (the dataQuery.sync.target setting).',
     );
+
+    // that connection takes the table; then another institution's credentials on the same gateway are refused
+    const [fresh] = await host.run(request(['users'], { service: connection, resnapshot: true }));
+    assert.deepEqual([fresh.outcome, fresh.kind], ['synced', 'snapshot'], JSON.stringify(fresh));
+    assert.deepEqual((await host.listStates(file)).filter((s) => s.table === 'users').map((s) => s.source), [mine]);
+    const [theirs] = await host.run(request(['users'], { service: { ...connection, ...OTHER_ACCOUNT } }));
+    assert.deepEqual([theirs.outcome, theirs.needsResnapshot, theirs.error?.reason], ['failed', true, 'otherCredentials'], JSON.stringify(theirs));
+    assert.equal(
+      theirs.error?.message,
+      `canvas.users in ${file} was synced from ${fixture.emulator.baseUrl}/dap with other credentials (client ${clientTag(fixture.emulator.clientId)}, not client ${clientTag(OTHER_ACCOUNT.clientId)}): ` +
+        'the changes one account sees cannot be applied to the rows of another.',
+    );
+    assert.equal(
+      theirs.error?.hint,
+      "If these are new credentials for the same account, take a fresh snapshot, which replaces the table: choose Resnapshot, or run the command again with resnapshot: true. If they are another account's, sync into another target (the dataQuery.sync.target setting).",
+    );
+    for (const line of log.lines) {
+      for (const secret of [fixture.emulator.clientId, OTHER_ACCOUNT.clientId, OTHER_ACCOUNT.clientSecret]) assert.ok(!line.includes(secret), `logged: ${line}`);
+    }
   });
 
   describe('a host that misbehaves', function () {

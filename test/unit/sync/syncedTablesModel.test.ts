@@ -96,6 +96,36 @@ describe('synced tables model', () => {
     assert.equal(model.stateOf('Production', 'canvas', 'users'), undefined, 'the memory of who synced it never outweighs the recorded source');
   });
 
+  it('marks a table synced with credentials under the connections of that service; once a connection ran here, only under those with its credentials', async () => {
+    const A_TAG = '3f2a9c01b7e4';
+    const B_TAG = '9d04be51c7a2';
+    // the explorer knows each connection's service, not its client ID
+    const sources: Record<string, string> = { 'Institution A': 'https://gateway.example.edu/dap', 'Institution B': 'https://gateway.example.edu/dap', Elsewhere: 'https://api.example.com/dap' };
+    model.useSourceOf((connection) => sources[connection]);
+    model.replaceStates(DB, [
+      { ...row('canvas', 'users', 373), source: `https://gateway.example.edu/dap?client=${A_TAG}` },
+      { ...row('canvas', 'courses', 55), source: 'https://gateway.example.edu/dap' },
+    ]);
+    for (const connection of ['Institution A', 'Institution B']) {
+      assert.equal(model.stateOf(connection, 'canvas', 'users')?.rows, 373, `${connection}: the service decides while the credentials are not known`);
+      assert.equal(model.stateOf(connection, 'canvas', 'courses')?.rows, 55, `${connection}: a source from before client tags, adopted by the next sync`);
+    }
+    assert.equal(model.stateOf('Elsewhere', 'canvas', 'users'), undefined);
+
+    // runs here say which credentials each connection uses
+    await model.applyReports(DB, 'Institution B', [report('quizzes', 'failed', { error: { kind: 'snapshotRequired', message: 'other credentials', reason: 'otherCredentials' } })], `https://gateway.example.edu/dap?client=${B_TAG}`);
+    await model.applyReports(DB, 'Institution A', [report('users', 'unchanged', { kind: 'changes', rows: 373, point: '2026-11-24T04:00:00Z' })], `https://gateway.example.edu/dap?client=${A_TAG}`);
+    assert.equal(model.stateOf('Institution A', 'canvas', 'users')?.source, `https://gateway.example.edu/dap?client=${A_TAG}`);
+    assert.equal(model.stateOf('Institution B', 'canvas', 'users'), undefined, 'another account\'s table: a sync from B would be refused');
+    assert.equal(model.stateOf('Institution B', 'canvas', 'courses')?.rows, 55, 'a row without client tag is still B\'s to adopt');
+
+    // the connection now names another gateway: what its run said no longer counts
+    sources['Institution B'] = 'https://api.example.com/dap';
+    assert.equal(model.stateOf('Institution B', 'canvas', 'courses'), undefined);
+    sources['Institution B'] = 'https://gateway.example.edu/dap';
+    assert.equal(model.stateOf('Institution B', 'canvas', 'users'), undefined);
+  });
+
   it('forgets the tables of the old target when the setting names another', () => {
     model.replaceStates(DB, [row('canvas', 'users', 373)]);
     model.useTarget('postgresql://sync@db/school', 'postgresql://sync@db/school');
