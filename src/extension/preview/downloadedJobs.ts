@@ -17,7 +17,7 @@ export interface DownloadedJob {
   format: ResultFormat;
   /** when the query was started (ms since the epoch): the newest names the table's view */
   createdAt: number;
-  /** the table's schema, fetched when needed; undefined when it cannot be had (types are then inferred) */
+  /** the table's schema, fetched when needed; undefined when it cannot be had (CSV, TSV and JSONL columns are then read as text) */
   schema(): Promise<SchemaEnvelope | undefined>;
 }
 

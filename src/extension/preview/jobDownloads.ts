@@ -3,6 +3,7 @@
 
 import type { SchemaEnvelope } from '../../core/contract';
 import type { Logger } from '../../core/logger';
+import type { ResultFormat } from '../../engine/engineProtocol';
 import type { JobEntry } from '../../jobs/jobEntry';
 import type { JobsModel } from '../../jobs/jobsModel';
 import type { ConnectionStore } from '../connections/connectionStore';
@@ -38,9 +39,21 @@ export function jobDownloads(model: Pick<JobsModel, 'list'>, fetchSchema: Schema
           createdAt: e.createdAt,
           schema: () =>
             fetchSchema(e.connection, e.namespace, e.table).catch((err: unknown) => {
-              logger.warn(`The schema of ${e.namespace}.${e.table} could not be fetched, so its column types are inferred: ${err instanceof Error ? err.message : String(err)}`);
+              logger.warn(`The schema of ${e.namespace}.${e.table} could not be fetched, so ${readWithoutSchema(e.request.format)}: ${err instanceof Error ? err.message : String(err)}`);
               return undefined;
             }),
         }),
       );
+}
+
+/** How a job's files are read without their table's schema (src/engine/sourcePlan.ts), as the log says it. */
+function readWithoutSchema(format: ResultFormat): string {
+  switch (format) {
+    case 'parquet':
+      return 'its columns keep the types of its Parquet files';
+    case 'jsonl':
+      return 'its columns are read as text (objects and lists as JSON)';
+    default:
+      return 'its columns are read as text';
+  }
 }

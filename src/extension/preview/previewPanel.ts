@@ -44,6 +44,9 @@ export class PreviewPanel implements vscode.Disposable {
         post: (message) => void webview.postMessage(message),
         copy: (text) => void vscode.env.clipboard.writeText(text),
         export: () => deps.onExport(this),
+        retitle: (name) => {
+          webviewPanel.title = name;
+        },
       },
       deps.logger,
     );
@@ -54,28 +57,12 @@ export class PreviewPanel implements vscode.Disposable {
   }
 
   /**
-   * Shows a source's rows once it opens; settles when the grid has painted its first rows, or
-   * shows why it could not (the state's `error`), in place of whatever the panel showed before,
-   * titled `failedTitle` when given (a failed statement's). A source that is no longer `wanted` by
-   * then (a newer one was asked for, or the panel was closed) is closed unseen, and so is its failure.
+   * Shows a source's rows once it opens, or why it could not, titling the panel after it; see
+   * PreviewSession.show (a cancelled statement leaves the panel as it was).
    */
-  async show(opening: Promise<RowSource>, wanted: () => boolean = () => true, failedTitle?: string): Promise<PreviewState> {
+  show(opening: Promise<RowSource>, wanted: () => boolean = () => true, failedTitle?: string): Promise<PreviewState> {
     // a panel closed while its source opened wants nothing: the source closes unseen
-    const stillWanted = (): boolean => !this.disposed && wanted();
-    try {
-      const source = await opening;
-      if (!stillWanted()) {
-        void source.close().catch(() => undefined);
-        return this.session.state();
-      }
-      this.webviewPanel.title = source.title;
-      this.session.attach(source);
-    } catch (err) {
-      if (!stillWanted()) return this.session.state();
-      if (failedTitle !== undefined) this.webviewPanel.title = failedTitle;
-      this.session.fail(err, failedTitle);
-    }
-    return this.session.whenShown();
+    return this.session.show(opening, () => !this.disposed && wanted(), failedTitle);
   }
 
   private get disposed(): boolean {

@@ -33,6 +33,8 @@ export interface SessionHost {
   post(message: ToWebview): void;
   copy(text: string): void;
   export(): void;
+  /** names the panel (its tab) after what the grid shows now */
+  retitle?(title: string): void;
 }
 
 export class PreviewSession {
@@ -61,6 +63,31 @@ export class PreviewSession {
     this.title = title;
   }
 
+  /**
+   * Shows a source's rows once it opens; settles when the grid has painted its first rows, or
+   * shows why it could not (the state's `error`), in place of whatever the grid showed before,
+   * titled `failedTitle` when given (a failed statement's). A source that is no longer `wanted` by
+   * then (a newer one was asked for, or the panel was closed) is closed unseen, and so is its
+   * failure. One that was cancelled leaves the grid as it was (see `fail`).
+   */
+  async show(opening: Promise<RowSource>, wanted: () => boolean = () => true, failedTitle?: string): Promise<PreviewState> {
+    try {
+      const source = await opening;
+      if (!wanted()) {
+        void source.close().catch(() => undefined);
+        return this.state();
+      }
+      this.host.retitle?.(source.title);
+      this.attach(source);
+    } catch (err) {
+      if (!wanted()) return this.state();
+      // a cancelled statement has nothing to paint: the grid keeps what it showed
+      if (!this.fail(err, failedTitle)) return this.state();
+      if (failedTitle !== undefined) this.host.retitle?.(failedTitle);
+    }
+    return this.whenShown();
+  }
+
   /** Shows a new source (closing the one before) with an empty view. */
   attach(source: RowSource): void {
     const previous = this.source;
@@ -77,8 +104,17 @@ export class PreviewSession {
    * nothing else. The source shown before is closed, so no row of it stays under the message or
    * goes to an export; `title` (the failed statement's) names the grid. The message stays until
    * a new source is attached.
+   *
+   * A cancellation (the user stopped the statement) is no failure: the grid keeps the result (or
+   * the message) it showed, with its title, rows and Export. Only a grid that showed nothing yet
+   * says that it was cancelled, so that it is not left loading. Returns whether the grid now
+   * shows `err`.
    */
-  fail(err: unknown, title?: string): void {
+  fail(err: unknown, title?: string): boolean {
+    if (isCancellation(err) && (this.source !== undefined || this.error !== undefined)) {
+      this.logger.info(`${title !== undefined ? `"${title}"` : 'Opening a preview'} was cancelled; the grid still shows "${this.title}".`);
+      return false;
+    }
     const previous = this.source;
     this.source = undefined;
     if (title !== undefined) this.title = title;
@@ -88,6 +124,7 @@ export class PreviewSession {
     this.sendInit();
     this.setError(err);
     this.closeSource(previous);
+    return true;
   }
 
   state(): PreviewState {

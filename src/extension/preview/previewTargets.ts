@@ -17,7 +17,7 @@ export interface PreviewTarget {
   name?: string;
   /** known for a job's files; sniffed from their content otherwise */
   format?: ResultFormat;
-  /** undefined when the files belong to no known table (types are then inferred) */
+  /** undefined when the files belong to no known table (CSV, TSV and JSONL columns are then read as text) */
   schema(): Promise<SchemaEnvelope | undefined>;
 }
 

@@ -4,6 +4,7 @@
 
 import type { EngineClient } from '../../engine/engineClient';
 import type { AttachedDatabase, ExportSource, ResultColumn, ResultSource, View } from '../../engine/engineProtocol';
+import { statementTitle } from './sqlStatements';
 
 /** The engine calls a preview makes. */
 export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'count' | 'sqlKept' | 'keptRows' | 'keptCount' | 'dropKept' | 'hold' | 'closeHandle' | 'export'>;
@@ -69,9 +70,4 @@ export async function runSqlStatement(engine: PreviewEngine, text: string, first
 function sourceTitle(paths: readonly string[]): string {
   const name = paths[0]?.split(/[\\/]/).pop() ?? 'result';
   return paths.length > 1 ? `${name} (+${paths.length - 1} files)` : name;
-}
-
-function statementTitle(text: string): string {
-  const line = text.trim().split(/\r?\n/)[0] ?? '';
-  return line.length > 40 ? `${line.slice(0, 40)}…` : line || 'SQL';
 }

@@ -1,7 +1,7 @@
 // The schema a preview or a console statement reads downloaded results with: the explorer's
 // kept copy, or the service's when it answers within a few seconds. A service that takes no
 // calls (a dropped VPN, a firewall that swallows packets) must not hold a preview of files
-// already on disk: after the wait the kept copy serves, however old, or types are inferred.
+// already on disk: after the wait the kept copy serves, however old, or the columns are read as text.
 
 import * as assert from 'node:assert/strict';
 import type { SchemaEnvelope } from '../../../src/core/contract';
@@ -79,11 +79,11 @@ describe('the schema a preview of downloaded results reads them with', function 
     assert.equal(working.requestLog.entries().filter((e) => e.operation === 'getSchema').length, calls, 'answered from the kept copy');
   });
 
-  it('opens the results with inferred types once the wait is over when the service does not answer', async () => {
+  it('opens the results with their columns as text once the wait is over when the service does not answer', async () => {
     const schema = await afterTheWait(downloadedUsers('Silent').schema());
-    assert.equal(schema, undefined, 'no schema: the engine infers the types');
+    assert.equal(schema, undefined, 'no schema: the engine reads the columns as text');
     assert.equal(warnings.length, 1);
-    assert.match(warnings[0], /The schema of canvas\.users could not be fetched, so its column types are inferred: The service did not send the schema of canvas\.users within 5 s/);
+    assert.match(warnings[0], /The schema of canvas\.users could not be fetched, so its columns are read as text \(objects and lists as JSON\): The service did not send the schema of canvas\.users within 5 s/);
   });
 
   it('uses the kept copy, however old, when the service does not answer', async () => {

@@ -30,11 +30,13 @@ function numbers(): RowSource {
   };
 }
 
-function session(): { session: PreviewSession; posted: ToWebview[]; copied: string[] } {
+function session(): { session: PreviewSession; posted: ToWebview[]; copied: string[]; titles: string[] } {
   const posted: ToWebview[] = [];
   const copied: string[] = [];
-  const s = new PreviewSession('loading', { post: (m) => posted.push(m), copy: (t) => copied.push(t), export: () => undefined }, nullLogger);
-  return { session: s, posted, copied };
+  /** what the panel's tab was named, in order */
+  const titles: string[] = [];
+  const s = new PreviewSession('loading', { post: (m) => posted.push(m), copy: (t) => copied.push(t), export: () => undefined, retitle: (t) => titles.push(t) }, nullLogger);
+  return { session: s, posted, copied, titles };
 }
 
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -293,5 +295,89 @@ describe('preview session', () => {
     assert.equal(s.state().error, undefined, 'a new result clears the error');
     assert.equal(s.state().title, 'SELECT 1');
     assert.deepEqual(await s.rows(0, 2), [[0], [1]]);
+  });
+  describe('a statement the user cancels', () => {
+    const cancellations: [string, Error][] = [
+      ['Cancel in the notification (the engine stops the query)', new EngineError('cancelled', 'The query was cancelled.')],
+      ['Cancel while the views of new jobs were made', new DqError('cancelled', 'The schema was not needed any more.')],
+    ];
+
+    /** A console's grid showing `SELECT n FROM numbers`, painted; counts how often its result is closed. */
+    async function showingNumbers(): Promise<ReturnType<typeof session> & { closed: () => number }> {
+      const shown = session();
+      const { session: s } = shown;
+      let closed = 0;
+      await s.receive({ type: 'ready' });
+      const first = s.show(Promise.resolve({ ...numbers(), title: 'SELECT n FROM numbers', close: async () => void closed++ }), () => true, 'SELECT n FROM numbers');
+      await settle();
+      await s.receive({ type: 'shown', version: s.state().version, firstRow: 0, rows: 30 });
+      await first;
+      return { ...shown, closed: () => closed };
+    }
+
+    for (const [how, cancelled] of cancellations) {
+      it(`keeps the rows, title, count and Export of the statement before: ${how}`, async () => {
+        const { session: s, posted, titles, closed } = await showingNumbers();
+        const before = s.state();
+        assert.equal(before.total, TOTAL);
+        const from = posted.length;
+
+        const state = await s.show(Promise.reject(cancelled), () => true, 'SELECT * FROM slow');
+        await settle();
+
+        assert.equal(state.error, undefined, 'a cancellation is not shown as a failure');
+        assert.equal(s.state().title, 'SELECT n FROM numbers', 'the grid keeps the title of the rows it shows');
+        assert.deepEqual(titles, ['SELECT n FROM numbers'], 'and so does the panel\'s tab');
+        assert.deepEqual(s.state().columns, before.columns);
+        assert.equal(s.state().total, TOTAL);
+        assert.equal(s.state().version, before.version, 'the view shown stays the current one');
+        assert.deepEqual(s.exportTarget(), { handle: 'h', view: { sort: [], filters: [] } }, 'Export still has the rows shown');
+        assert.equal(closed(), 0, 'the result shown is not closed');
+        assert.deepEqual(posted.slice(from), [], 'the grid is told nothing: it keeps its rows');
+        assert.deepEqual(await s.rows(600, 2), [[600], [601]]);
+      });
+    }
+
+    it('keeps the message of a failed statement before it', async () => {
+      const { session: s, titles } = await showingNumbers();
+      await s.show(Promise.reject(new EngineError('syntax', 'Parser Error: syntax error at or near ">>".')), () => true, 'SELECT n >> 1');
+      const failed = s.state();
+      await s.show(Promise.reject(new EngineError('cancelled', 'The query was cancelled.')), () => true, 'SELECT * FROM slow');
+      assert.deepEqual(s.state(), failed, 'the failure stays in sight, under its own title');
+      assert.deepEqual(titles, ['SELECT n FROM numbers', 'SELECT n >> 1']);
+    });
+
+    it('says it was cancelled when the grid showed nothing yet, rather than loading for ever', async () => {
+      const { session: s, posted, titles } = session();
+      await s.receive({ type: 'ready' });
+      const state = await s.show(Promise.reject(new EngineError('cancelled', 'The query was cancelled.')), () => true, 'SELECT * FROM slow');
+      assert.equal(state.error, 'The query was cancelled.');
+      assert.equal(state.title, 'SELECT * FROM slow');
+      assert.deepEqual(titles, ['SELECT * FROM slow']);
+      assert.deepEqual(posted.at(-1), { type: 'error', message: 'The query was cancelled.' });
+    });
+
+    it('still puts a statement that really failed in place of the rows before it', async () => {
+      const { session: s, titles, closed } = await showingNumbers();
+      const state = await s.show(Promise.reject(new EngineError('outOfMemory', 'The query ran out of memory (256 MiB).')), () => true, 'SELECT * FROM huge');
+      assert.equal(state.error, 'The query ran out of memory (256 MiB).');
+      assert.equal(state.title, 'SELECT * FROM huge');
+      assert.deepEqual(titles, ['SELECT n FROM numbers', 'SELECT * FROM huge']);
+      assert.equal(s.exportTarget(), undefined);
+      await settle();
+      assert.equal(closed(), 1);
+    });
+
+    it('shows nothing of a statement no longer wanted (a newer one took its place), cancelled or not', async () => {
+      const { session: s, posted, titles } = await showingNumbers();
+      const from = posted.length;
+      await s.show(Promise.reject(new EngineError('syntax', 'Parser Error')), () => false, 'SELECT older');
+      await s.show(Promise.reject(new EngineError('cancelled', 'The query was cancelled.')), () => false, 'SELECT old');
+      let closedUnseen = 0;
+      await s.show(Promise.resolve({ ...numbers(), title: 'SELECT late', close: async () => void closedUnseen++ }), () => false);
+      assert.deepEqual(posted.slice(from), []);
+      assert.deepEqual(titles, ['SELECT n FROM numbers']);
+      assert.equal(closedUnseen, 1, 'a result that came too late is closed unseen');
+    });
   });
 });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { KeptSqlPage } from '../../../src/engine/engineProtocol';
 import { runSqlStatement, type PreviewEngine } from '../../../src/extension/preview/rowSource';
+import { statementTitle } from '../../../src/extension/preview/sqlStatements';
 
 /** An engine whose statement gives rows 0..total-1 of one column, kept after one run; counts its calls. */
 function engine(total: number): PreviewEngine & { calls: string[] } {
@@ -53,5 +54,13 @@ describe('a SQL statement as a preview source', () => {
     assert.equal(await source.count({}, signal), 17);
     assert.deepEqual(await source.page({}, 200, 200, signal), []);
     assert.deepEqual(e.calls, ['hold', 'run']);
+  });
+
+  it("is titled with the statement's first line, shortened, as its failure would be", async () => {
+    const text = 'SELECT value.name, count(*) AS users_per_name FROM canvas.users\nGROUP BY 1';
+    const source = await runSqlStatement(engine(3), text, 200, signal);
+    assert.equal(source.title, 'SELECT value.name, count(*) AS users_per…');
+    assert.equal(source.title, statementTitle(text));
+    assert.equal((await runSqlStatement(engine(3), '  \n', 200, signal)).title, 'SQL');
   });
 });
