@@ -41,6 +41,8 @@ const builds = [
   // DuckDB's JavaScript API is bundled into it: loading its hundred modules one by one took 55
   // to 70 ms of the engine's start, which the first rows of a preview wait for.
   { ...common, entryPoints: ['src/engine/engineHost.ts'], outfile: 'dist/engineHost.js', external: ['@duckdb/node-bindings'] },
+  // the engine's thread that reads a gzip file to its end and leaves restart points in it
+  { ...common, entryPoints: ['src/engine/gzipIndexWorker.ts'], outfile: 'dist/gzipIndexWorker.js' },
   // the sync's child process (one per run): DuckDB and the PostgreSQL driver stay out of the extension host
   { ...common, entryPoints: ['src/sync/syncHost.ts'], outfile: 'dist/syncHost.js', external: duckdb },
   // the preview grid, for the webview (a browser page): its script and its style sheet

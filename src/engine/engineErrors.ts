@@ -42,10 +42,6 @@ const NEXT_STEP: Record<EngineErrorKind, string> = {
   schema: 'The files do not match the table schema: download the job again with the current schema.',
 };
 
-/** What to do about values that do not fit the types guessed for files opened without their table's schema. */
-const GUESSED_TYPES =
-  "The files were opened without their table's schema, so the column types were guessed from their first rows, and a later row does not fit them. Open the files through their job (the Jobs view), which reads them with the table's schema.";
-
 /**
  * What a console view over damaged files raises when a statement reads it, after this mark
  * (DuckDB puts "Invalid Input Error: " before it): the damage, told as the engine found it.
@@ -154,13 +150,4 @@ export function toEngineError(err: unknown, origin: StatementOrigin = 'files'): 
   }
   if (isZlibError(err)) return new EngineError('corrupt', `A compressed file is damaged (${err.message}). ${NEXT_STEP.corrupt}`);
   return fromDuckDbError(err, origin);
-}
-
-/**
- * A failure of files read without their table's schema: values that do not fit a type are
- * told as a guess from the first rows gone wrong, not as files to download again.
- */
-export function withGuessedTypes(err: unknown): unknown {
-  if (!(err instanceof EngineError) || err.kind !== 'schema') return err;
-  return new EngineError('schema', `${err.message.replace(NEXT_STEP.schema, '').trim()} ${GUESSED_TYPES}`);
 }

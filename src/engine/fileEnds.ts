@@ -5,14 +5,23 @@
 // thread of its own. Every reader of a file shares one read of it: a preview's count and page
 // asked at once, the result's copy, the console's view of the same job. A file is known by
 // its path, size and modification time, so one downloaded again is read again. A read that
-// every caller stopped waiting for stops, and the next caller starts it afresh.
+// every caller stopped waiting for stops, and the next caller starts one afresh.
+// The read also leaves restart points in the file (gzipIndex.ts), so that a window of records
+// far into it is read from near the window rather than from the file's start (fileLines.ts).
 
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { EngineError, isEngineError } from './engineErrors';
-import { countRecords } from './fileLines';
+import { countRecords, damagedFile, type Restart } from './fileLines';
+import { streamFrom, type GzipIndex } from './gzipIndex';
+import type { IndexAnswer } from './gzipIndexWorker';
 
 /** How often a caller waiting for a read looks whether it was cancelled. */
 const CANCEL_POLL_MS = 50;
+/** The thread that reads a file to its end (built beside this module: dist/ or out/). */
+const WORKER_SCRIPT = join(__dirname, 'gzipIndexWorker.js');
 
 interface Read {
   /** path, size and modification time of the file read */
@@ -20,12 +29,22 @@ interface Read {
   /** callers waiting for it: none left stops it */
   waiting: number;
   records: Promise<number>;
+  /** the read ended, one way or another */
+  settled: boolean;
   /** the read reached the file's end */
   whole: boolean;
+  /** its restart points, once whole (none for a file that could not be indexed) */
+  index?: GzipIndex;
+  /** the file its restart points' windows are written to */
+  windows?: string;
 }
 
 export class FileEnds {
   private readonly reads = new Map<string, Read>();
+  private made = 0;
+
+  /** `indexDir`: where the windows of restart points go (the engine's work folder); none: no restart points. */
+  constructor(private readonly indexDir?: string) {}
 
   /**
    * The records (lines of more than white space) of a gzip file read to its end. Fails as
@@ -35,7 +54,8 @@ export class FileEnds {
   async records(path: string, cancelled: () => boolean): Promise<number> {
     const version = await fileVersion(path);
     let read = this.reads.get(path);
-    if (!read || read.version !== version) read = this.start(path, version);
+    // a read that every caller left is stopping: a new caller does not join it
+    if (!read || read.version !== version || (read.waiting === 0 && !read.settled)) read = this.start(path, version);
     read.waiting++;
     try {
       return await untilCancelled(read.records, cancelled);
@@ -44,24 +64,103 @@ export class FileEnds {
     }
   }
 
-  /** Whether the file was read to its end and found whole (as it was then). */
-  isWhole(path: string): boolean {
-    return this.reads.get(path)?.whole === true;
+  /** Whether the file, as it is now, was read to its end and found whole. */
+  async isWhole(path: string): Promise<boolean> {
+    const read = this.reads.get(path);
+    return read?.whole === true && read.version === (await fileVersion(path));
+  }
+
+  /**
+   * Where to read the file from to reach record `record` (counted from 0) without reading
+   * what comes long before it: the decompressed bytes from the last restart point before the
+   * record, once the file as it is now was read whole. Undefined when there is none.
+   */
+  async restartAt(path: string, record: number): Promise<Restart | undefined> {
+    const read = this.reads.get(path);
+    const index = read?.index;
+    if (!read?.whole || !index || read.version !== (await fileVersion(path))) return undefined;
+    let found: GzipIndex['checkpoints'][number] | undefined;
+    for (const checkpoint of index.checkpoints) {
+      if (checkpoint.records > record) break;
+      found = checkpoint;
+    }
+    if (!found) return undefined;
+    const stream: Readable = await streamFrom(path, index, found);
+    return { stream, skip: found.skip, records: found.records, total: index.records };
   }
 
   private start(path: string, version: string): Read {
-    const read: Read = { version, waiting: 0, whole: false, records: Promise.resolve(0) };
-    read.records = countRecords(path, { gzip: true, cancelled: () => read.waiting === 0 });
+    const previous = this.reads.get(path);
+    const windows = this.indexDir === undefined ? undefined : join(this.indexDir, `gzip-index-${++this.made}.bin`);
+    const read: Read = { version, waiting: 0, settled: false, whole: false, records: Promise.resolve(0), windows };
+    read.records = readToEnd(path, windows, () => read.waiting === 0).then((done) => {
+      read.index = done.index;
+      return done.records;
+    });
     read.records.then(
-      () => (read.whole = true),
+      () => {
+        read.settled = true;
+        read.whole = true;
+        // a newer read took its place while it ran: its restart points are of no use
+        if (this.reads.get(path) !== read) forget(read);
+      },
       (err: unknown) => {
+        read.settled = true;
+        forget(read);
         // damage stays known for this version of the file; any other failure is tried again
         if (!(isEngineError(err) && err.kind === 'corrupt') && this.reads.get(path) === read) this.reads.delete(path);
       },
     );
     this.reads.set(path, read);
+    if (previous?.settled) forget(previous);
     return read;
   }
+}
+
+/** Deletes the windows of a read's restart points. */
+function forget(read: Read): void {
+  read.index = undefined;
+  if (read.windows) void rm(read.windows, { force: true }).catch(() => undefined);
+}
+
+/**
+ * Reads a gzip file to its end on a thread of its own, indexing it when `windows` is given;
+ * where no thread can do that, by a stream through zlib, without an index.
+ */
+function readToEnd(path: string, windows: string | undefined, cancelled: () => boolean): Promise<{ records: number; index?: GzipIndex }> {
+  const plain = async (): Promise<{ records: number }> => ({ records: await countRecords(path, { gzip: true, cancelled }) });
+  if (windows === undefined) return plain();
+  return new Promise<IndexAnswer | undefined>((resolve, reject) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_SCRIPT, { workerData: { path, windows } });
+    } catch {
+      resolve(undefined);
+      return;
+    }
+    let answered = false;
+    const poll = setInterval(() => {
+      if (!cancelled()) return;
+      answered = true;
+      clearInterval(poll);
+      void worker.terminate();
+      reject(new EngineError('cancelled', 'The query was cancelled.'));
+    }, CANCEL_POLL_MS);
+    const settle = (answer: IndexAnswer | undefined): void => {
+      if (answered) return;
+      answered = true;
+      clearInterval(poll);
+      resolve(answer);
+    };
+    worker.once('message', (answer: IndexAnswer) => settle(answer));
+    // a thread that could not start or died answers nothing: the file is read without it
+    worker.once('error', () => settle(undefined));
+    worker.once('exit', () => settle(undefined));
+  }).then((answer) => {
+    if (answer && 'read' in answer) return answer.read;
+    if (answer && 'damage' in answer) throw damagedFile(path, answer.damage.code, answer.damage.records);
+    return plain();
+  });
 }
 
 /** A file's size and modification time: another version of it is read again. */

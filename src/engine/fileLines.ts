@@ -6,9 +6,10 @@
 
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { pipeline } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { EngineError, isZlibError } from './engineErrors';
+import { onlyWhiteSpace } from './gzipIndex';
 
 /** The longest line a window reads; a longer one fails the read (the caller then parses the records). */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -52,6 +53,23 @@ export interface LineSpan {
 
 const NOTHING_AROUND: Around = { before: 0, after: 0, bytes: 0 };
 
+/** A gzip file's decompressed bytes from a restart point on (gzipIndex.ts, fileEnds.ts). */
+export interface Restart {
+  stream: Readable;
+  /** bytes to pass over to reach the start of a line */
+  skip: number;
+  /** records before that line */
+  records: number;
+  /** the file's records: a read that reaches the end with another count did not read this file */
+  total: number;
+}
+
+/** The restart point before record `record` of a file, when one is known. */
+export type Restarts = (record: number) => Promise<Restart | undefined>;
+
+/** A read from a restart point that did not end where the file does: the file is read from its start instead. */
+class RestartMismatch extends Error {}
+
 /**
  * Records `from` to `from + count` of the file (fewer at its end), each without its line end,
  * and up to `around` records on either side of them, as far as the file has them. Fails on a
@@ -60,7 +78,17 @@ const NOTHING_AROUND: Around = { before: 0, after: 0, bytes: 0 };
  * gzip file is a `corrupt` EngineError naming the file (damage past the window only ends
  * the span there).
  */
-export async function recordSpan(path: string, o: LineWindow, around = NOTHING_AROUND): Promise<LineSpan> {
+export async function recordSpan(path: string, o: LineWindow, around = NOTHING_AROUND, restarts?: Restarts): Promise<LineSpan> {
+  const restart = o.gzip && restarts ? await restarts(Math.max(0, o.from - around.before)).catch(() => undefined) : undefined;
+  if (restart) {
+    try {
+      const { first, lines, atEnd } = await scan(path, o, around, restart);
+      return { first, lines, atEnd };
+    } catch (err) {
+      if (isCancelled(err)) throw err;
+      // read as if there were no restart point: that read names any damage as such
+    }
+  }
   const { first, lines, atEnd } = await scan(path, o, around);
   return { first, lines, atEnd };
 }
@@ -75,16 +103,11 @@ export async function countRecords(path: string, o: { gzip: boolean; cancelled?:
   return (await scan(path, { ...o, from: Number.POSITIVE_INFINITY, count: 1 }, NOTHING_AROUND)).records;
 }
 
-/** Reads a gzip file to its end: fails as `corrupt` when it is cut short or garbled. */
-export async function checkGzipEnd(path: string, cancelled?: () => boolean): Promise<void> {
-  await countRecords(path, { gzip: true, cancelled });
-}
-
 /**
  * Reads the file's lines, keeping records `from` to `from + count` and those `around` them (none
  * when `from` is infinite), and counts the records passed.
  */
-async function scan(path: string, o: LineWindow, around: Around): Promise<LineSpan & { records: number }> {
+async function scan(path: string, o: LineWindow, around: Around, restart?: Restart): Promise<LineSpan & { records: number }> {
   const start = Math.max(0, o.from - around.before);
   const end = o.from + o.count;
   const kept: string[] = [];
@@ -95,10 +118,12 @@ async function scan(path: string, o: LineWindow, around: Around): Promise<LineSp
   let bytesBefore = 0;
   let bytesAfter = 0;
   let after = 0;
-  const file = createReadStream(path, { highWaterMark: CHUNK_BYTES });
-  const text = o.gzip ? pipeline(file, createGunzip({ chunkSize: CHUNK_BYTES }), () => undefined) : file;
+  const file = restart ? undefined : createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  const text = restart ? restart.stream : o.gzip ? pipeline(file!, createGunzip({ chunkSize: CHUNK_BYTES }), () => undefined) : file!;
   let passed = 0;
-  let records = 0;
+  let records = restart?.records ?? 0;
+  /** bytes still to pass over before the first line of a restart */
+  let skip = restart?.skip ?? 0;
   let blank = true;
   let line: Buffer[] = [];
   let lineBytes = 0;
@@ -128,9 +153,11 @@ async function scan(path: string, o: LineWindow, around: Around): Promise<LineSp
     return false;
   };
   try {
-    for await (const chunk of text as AsyncIterable<Buffer>) {
+    for await (const read of text as AsyncIterable<Buffer>) {
       if (o.cancelled?.()) throw new EngineError('cancelled', 'The query was cancelled.');
-      passed += chunk.length;
+      passed += read.length;
+      const chunk = skip > 0 ? read.subarray(Math.min(skip, read.length)) : read;
+      skip -= read.length - chunk.length;
       for (let from = 0; from < chunk.length; ) {
         const newline = chunk.indexOf(10, from);
         const to = newline < 0 ? chunk.length : newline;
@@ -150,13 +177,15 @@ async function scan(path: string, o: LineWindow, around: Around): Promise<LineSp
       }
     }
     // the last line may have no line end; a span that leaves it out does not reach the file's end
-    return span(!keep());
+    const complete = keep();
+    if (restart && !complete && records !== restart.total) throw new RestartMismatch(`${records} records read from a restart point, not ${restart.total}`);
+    return span(!complete);
   } catch (err) {
-    if (!isZlibError(err)) throw err;
+    if (restart || !isZlibError(err)) throw err;
     if (records >= end) return span(false);
     throw damaged(path, err, records);
   } finally {
-    file.destroy();
+    file?.destroy();
     if (text !== file) text.destroy();
     if (passed >= COLLECT_AFTER_BYTES && collectGarbage) setImmediate(collectGarbage);
   }
@@ -174,16 +203,17 @@ export class DamagedFile extends EngineError {
 
 /** A gzip file that cannot be decompressed: cut short (a download that stopped early) or garbled. */
 function damaged(path: string, err: Error & { code: string }, records: number): DamagedFile {
-  const how = err.code === 'Z_BUF_ERROR' ? 'it ends early' : 'its compressed data is garbled';
+  return damagedFile(path, err.code, records);
+}
+
+/** A gzip file zlib failed on with `code` after `records` whole records. */
+export function damagedFile(path: string, code: string, records: number): DamagedFile {
+  const how = code === 'Z_BUF_ERROR' ? 'it ends early' : 'its compressed data is garbled';
   return new DamagedFile(`${basename(path)} is damaged (${how}): download the job again.`, records);
 }
 
-function onlyWhiteSpace(bytes: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const b = bytes[i];
-    if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
-  }
-  return true;
+function isCancelled(err: unknown): boolean {
+  return err instanceof EngineError && err.kind === 'cancelled';
 }
 
 /** A line's text (a CR before its line feed stays: it is white space to the JSON parser). */

@@ -11,8 +11,8 @@ import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResultSource } from './engineProtocol';
 
-/** Bumped when the layout of a copy changes, so older copies are not read. */
-const LAYOUT = 1;
+/** Bumped when the layout of a copy changes, so older copies are not read (2: files without a schema are read as text). */
+const LAYOUT = 2;
 const SUFFIX = '.duckdb';
 
 export class KeptCopies {

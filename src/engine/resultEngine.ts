@@ -31,15 +31,17 @@
 // their end (a count, a sort, a filter page that reaches the view's end, an export, the copy)
 // has them read to their end alongside (fileEnds.ts, once per file), and fails naming the
 // damaged file. Once damage is known, such requests fail at once, and plain pages are served
-// only where they lie before it. A console view's files are read to their end in the
-// background; a statement naming the view waits for that, and a damaged view fails naming the
-// file. Files opened without their table's schema are read as text (sourcePlan.ts).
+// only where they lie before it. A console statement has the files of the views it names read
+// to their end alongside (once per file), and a damaged view fails it naming the file. The
+// read to the end leaves restart points, from which a far window of a JSONL file is read
+// (fileEnds.ts, gzipIndex.ts). Files opened without their table's schema are read as text
+// (sourcePlan.ts).
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DAMAGED_VIEW_MARK, EngineError, isEngineError, toEngineError, withGuessedTypes, type StatementOrigin } from './engineErrors';
+import { DAMAGED_VIEW_MARK, EngineError, isEngineError, toEngineError, type StatementOrigin } from './engineErrors';
 import type { AttachedDatabase, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
 import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type ReadResult, type Reads } from './resultQueries';
 import type { KeptCopies } from './keptCopies';
@@ -91,8 +93,6 @@ interface OpenResult extends ReadResult {
   damagedFile?: number;
   /** the rows of that file before the damage, when known (JSONL: its whole lines) */
   damagedFileRows?: number;
-  /** opened without its table's schema: the column types are not the table's */
-  guessedTypes: boolean;
   closed: boolean;
   conversion?: Promise<void>;
   converting?: DuckDBConnection;
@@ -116,8 +116,8 @@ interface ConsoleView {
   gzipFiles: string[];
   /** files unpacked for it */
   unpacked: string[];
-  /** its gzip files read to their end; when one is damaged, the view was replaced by one that fails naming it */
-  checked?: Promise<void>;
+  /** its gzip files read to their end: the damage found (the view was then replaced by one that fails naming it) */
+  checked?: Promise<EngineError | undefined>;
   /** a newer registration took its name */
   replaced: boolean;
 }
@@ -176,12 +176,10 @@ interface Attachment {
 export class ResultEngine {
   private readonly results = new Map<string, OpenResult>();
   private readonly consoleViews = new Map<string, ConsoleView>();
-  /** console views' files are read to their end one view after another, in the background */
-  private viewChecks: Promise<void> = Promise.resolve();
   /** console views are made and replaced one at a time */
   private viewWork: Promise<unknown> = Promise.resolve();
   /** gzip files read to their end, for all results and views */
-  private readonly ends = new FileEnds();
+  private readonly ends: FileEnds;
   /** gzip Parquet unpacked, for all results and views */
   private readonly unpacker: UnpackedFiles;
   private readonly attachments = new Map<string, Attachment>();
@@ -204,6 +202,7 @@ export class ResultEngine {
   ) {
     this.consoleRows = new ConsoleRows({ db, statementKinds, onDatabase: (conn, database, task) => this.onDatabase(conn, database, task) });
     this.unpacker = new UnpackedFiles(workDir);
+    this.ends = new FileEnds(workDir);
   }
 
   /** SQL console statements' rows, kept once each has completed */
@@ -236,7 +235,6 @@ export class ResultEngine {
       gaveWay: false,
       unpacked: plan.unpacked,
       gzipFiles: plan.gzipFiles,
-      guessedTypes: source.schema === undefined,
     };
     try {
       const keptAt = key === undefined ? undefined : await this.kept.find(key);
@@ -250,7 +248,7 @@ export class ResultEngine {
       if (result.firstRows.length < FIRST_ROWS) await this.checkWhole(result, 0, () => work.cancelled);
     } catch (err) {
       await this.drop(result);
-      throw result.guessedTypes ? withGuessedTypes(err) : err;
+      throw err;
     }
     if (result.firstRows.length < FIRST_ROWS) {
       if (plan.fileCount === 1 || !result.perFile) result.allRowsRead = true;
@@ -287,10 +285,10 @@ export class ResultEngine {
     const page = (rows: unknown[][]): Page => ({ columns: result.columns, rows, offset });
     if (isPlain(view)) {
       if (result.allRowsRead || offset + limit <= result.firstRows.length) return Promise.resolve(page(result.firstRows.slice(offset, offset + limit)));
-      return this.judged(result, this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit))));
+      return this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit)));
     }
     if (result.damage) return Promise.reject(result.damage);
-    return this.judged(result, this.run(work, async (conn) => {
+    return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
       const sorted = (view.sort ?? []).length > 0;
       if (sorted && offset + limit > SORTED_FROM_FILES) await this.untilCopied(work, result);
@@ -309,7 +307,7 @@ export class ResultEngine {
         const order = positionsOrder(result, view);
         return page(await result.store.readPositioned(conn, columns, order, offset, limit, async (sql) => jsonRows(await conn.runAndReadAll(sql))));
       }));
-    }));
+    });
   }
 
   count(work: Work, id: string, view: View): Promise<number> {
@@ -317,7 +315,7 @@ export class ResultEngine {
     const { store } = result;
     if (result.damage) return Promise.reject(result.damage);
     if (isPlain(view) && result.allRowsRead) return Promise.resolve(result.firstRows.length);
-    return this.judged(result, this.run(work, async (conn) => {
+    return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
       if (isPlain(view) && result.perFile && !store.complete) {
         await this.countFiles(conn, work, result, result.perFile);
@@ -328,10 +326,12 @@ export class ResultEngine {
       // a count reads every file it reads to its end
       const total = rows.readsFiles ? (): Promise<number> => this.checkingEnds(result, this.allFiles(result), work, counted) : counted;
       return withUsersWhere(conn, view, result.columns, () => this.reading(result, rows, work, total));
-    }));
+    });
   }
 
-  sql(work: Work, text: string, offset: number, limit: number, database?: AttachedDatabase): Promise<SqlPage> {
+  async sql(work: Work, text: string, offset: number, limit: number, database?: AttachedDatabase): Promise<SqlPage> {
+    const damage = database ? undefined : await this.viewsChecked(work, text);
+    if (damage) throw damage;
     return this.run(work, (conn) => this.onDatabase(conn, database, async () => {
       const last = await lastStatement(conn, text);
       const reader = await last.streamAndReadUntil(whole(offset) + whole(limit));
@@ -347,9 +347,19 @@ export class ResultEngine {
   /** A console statement, run once: its first `limit` rows now, the rest kept as `id` (consoleRows.ts). */
   async sqlKept(work: Work, id: string, text: string, limit: number, database?: AttachedDatabase): Promise<KeptSqlPage> {
     if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
+    // the files of the views it names are read to their end alongside: a damaged one fails it
+    let ran = false;
+    let failed = false;
+    const damage = database ? Promise.resolve(undefined) : this.viewsChecked({ get cancelled() { return work.cancelled || failed; } }, text).catch(() => undefined);
     try {
-      return await this.consoleRows.run(work, id, text, limit, (conn) => lastStatement(conn, text), database);
+      const page = await this.consoleRows.run(work, id, text, limit, (conn) => lastStatement(conn, text), database);
+      ran = true;
+      const found = await damage;
+      if (found) throw found;
+      return page;
     } catch (err) {
+      failed = true;
+      if (ran) await this.consoleRows.drop(id);
       throw toEngineError(err, 'sql');
     }
   }
@@ -381,7 +391,6 @@ export class ResultEngine {
       throw err;
     }
     await this.unpacker.release(replaced?.unpacked ?? []);
-    if (view.gzipFiles.length > 0) this.viewChecks = this.viewChecks.then(() => this.checkView(view));
   }
 
   listViews(): { name: string; columns: ResultColumn[] }[] {
@@ -400,7 +409,8 @@ export class ResultEngine {
     const partial = `${target.path}.partial`;
     const options = target.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
     if (result?.damage) throw result.damage;
-    if ('sql' in source) await this.viewsChecked(work, source.sql);
+    const damage = 'sql' in source ? await this.viewsChecked(work, source.sql) : undefined;
+    if (damage) throw damage;
     // the rows reported only go up: those copied while the export waits, then those written
     let reported = 0;
     const progress = (rows: number): void => {
@@ -436,7 +446,7 @@ export class ResultEngine {
       };
       return result ? withUsersWhere(conn, view, result.columns, () => this.reading(result, query, work, copy)) : copy();
     }), result ? 'files' : 'sql');
-    return result ? this.judged(result, exported) : exported;
+    return exported;
   }
 
   /** Settings changed while the engine runs: DuckDB's memory limit, the kept copies' budget. */
@@ -472,14 +482,18 @@ export class ResultEngine {
    * damaged view then fails the statement, naming the file). A view counts as named when its
    * table's name appears in the text as a word: a wait too many costs no more than the wait.
    */
-  private async viewsChecked(work: Work, text: string): Promise<void> {
+  private async viewsChecked(work: Pick<Work, 'cancelled'>, text: string): Promise<EngineError | undefined> {
     const named = [...this.consoleViews.values()].filter((view) => view.gzipFiles.length > 0 && !view.replaced && mentions(text, view.name));
-    if (named.length === 0) return;
-    await untilCancelled(Promise.all(named.map((view) => this.checkView(view))), () => work.cancelled);
+    if (named.length === 0) return undefined;
+    const damage = await untilCancelled(Promise.all(named.map((view) => this.checkView(view))), () => work.cancelled);
+    return damage.find((d) => d !== undefined);
   }
 
-  /** Reads a console view's gzip files to their end, once; a damaged one replaces the view by one that fails naming it. */
-  private checkView(view: ConsoleView): Promise<void> {
+  /**
+   * Reads a console view's gzip files to their end, once: the damage found, if any. A damaged
+   * view is replaced by one that fails naming the file.
+   */
+  private checkView(view: ConsoleView): Promise<EngineError | undefined> {
     view.checked ??= (async () => {
       for (const path of view.gzipFiles) {
         try {
@@ -487,10 +501,12 @@ export class ResultEngine {
         } catch (err) {
           const e = toEngineError(err);
           // a file that cannot be read for another reason fails the statements that read it
-          if (e.kind === 'corrupt') await this.failView(view, e);
-          return;
+          if (e.kind !== 'corrupt') return undefined;
+          await this.failView(view, e);
+          return e;
         }
       }
+      return undefined;
     })();
     return view.checked;
   }
@@ -673,11 +689,6 @@ export class ResultEngine {
     if (result.damage) throw result.damage;
   }
 
-  /** A request's failure over files opened without their schema: a value that does not fit a guessed type is told as such. */
-  private judged<T>(result: OpenResult, request: Promise<T>): Promise<T> {
-    return result.guessedTypes ? request.catch((err: unknown) => Promise.reject(withGuessedTypes(err))) : request;
-  }
-
   /**
    * Rows `offset` to `offset + limit` in the result's order: from the table as far as it is
    * copied; beyond, from the files that hold them once each file's rows are known; else by
@@ -705,7 +716,9 @@ export class ResultEngine {
         const near = this.nearLines(result, file, from, count);
         if (near) return await rowsOf(near);
         return await this.readingFiles(async () => {
-          const span = await recordSpan(lines.paths[file], { gzip: lines.gzip, from, count, cancelled: () => work.cancelled }, LINES_AROUND);
+          const path = lines.paths[file];
+          // from the restart point before the window, once the file was read to its end
+          const span = await recordSpan(path, { gzip: lines.gzip, from, count, cancelled: () => work.cancelled }, LINES_AROUND, (record) => this.ends.restartAt(path, record));
           this.recentLines = { result, file, span };
           return rowsOf(span.lines.slice(from - span.first, from - span.first + count));
         });
@@ -802,7 +815,8 @@ export class ResultEngine {
    */
   private async checkingEnds<T>(result: OpenResult, files: number[], work: Work, task: () => Promise<T>): Promise<T> {
     const gzipFiles = result.gzipFiles;
-    const unchecked = gzipFiles ? files.filter((file) => !this.ends.isWhole(gzipFiles[file])) : [];
+    const whole = gzipFiles ? await Promise.all(files.map((file) => this.ends.isWhole(gzipFiles[file]))) : [];
+    const unchecked = gzipFiles ? files.filter((_, i) => !whole[i]) : [];
     if (unchecked.length === 0) return task();
     let abandoned = false;
     const damage = this.damageIn(result, unchecked, () => work.cancelled || abandoned);

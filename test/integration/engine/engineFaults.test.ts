@@ -101,6 +101,18 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     await stillServes();
   });
 
+  it('fails the first console statement over a view whose gzip file is cut short where its lines are whole, naming the file, not a shorter count', async () => {
+    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
+    const many = Array.from({ length: 40 }, () => lines).flat();
+    const cut = await file('view-cut.jsonl.gz', gzipSync(`${many.slice(0, Math.floor(many.length * 0.6)).join('\n')}\n`, { finishFlush: constants.Z_FULL_FLUSH }));
+    await engine.registerView('damaged.users', { paths: [cut], schema: users.schema });
+    const damage = /view-cut\.jsonl\.gz is damaged \(it ends early\)/;
+    assert.match(await rejection(engine.sqlKept('SELECT count(*) AS n FROM damaged.users', 10), 'corrupt'), damage, 'the first statement, asked at once');
+    assert.match(await rejection(engine.sql('SELECT count(*) AS n FROM damaged.users', 0, 10), 'corrupt'), damage, 'and every one after it');
+    assert.deepEqual((await engine.sqlKept('SELECT 41 + 1 AS answer', 10)).rows, [[42]], 'a statement that does not name it runs');
+    await stillServes();
+  });
+
   it('reports a gzip CSV or TSV result cut short as damaged, naming the file, whether cut mid-line or where its lines are whole', async () => {
     for (const format of ['csv', 'tsv'] as const) {
       const downloaded = await results.download('canvas', 'users', format);
