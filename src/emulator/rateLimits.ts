@@ -5,7 +5,7 @@
 import type { Clock } from '../core/clock';
 import { DEFAULT_RATE_LIMITS, type Operation } from '../core/contract';
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSec: number; retryAfterMs: number; limit: number };
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number; limit: number };
 
 export class RateLimits {
   private readonly calls = new Map<string, number[]>();
@@ -29,7 +29,7 @@ export class RateLimits {
     if (times.length >= limit) {
       this.calls.set(key, times);
       const wait = times[0] + this.windowMs - now;
-      return { allowed: false, retryAfterSec: Math.max(1, Math.ceil(wait / 1000)), retryAfterMs: wait, limit };
+      return { allowed: false, retryAfterMs: wait, limit };
     }
     times.push(now);
     this.calls.set(key, times);

@@ -56,7 +56,7 @@ export interface Page {
 export interface OpenedResult {
   handle: string;
   columns: ResultColumn[];
-  /** true when the source had no schema and the types were inferred from the data */
+  /** true when the source had no schema: CSV, TSV and JSONL columns are then text (JSON for objects and lists), Parquet's its own */
   typesInferred: boolean;
 }
 

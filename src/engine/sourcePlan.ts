@@ -10,7 +10,7 @@
 import type { SchemaEnvelope } from '../core/contract';
 import { columnsOf, type Column } from '../core/schema';
 import type { ResultColumn, ResultFormat } from './engineProtocol';
-import { quoteIdent, quoteString } from './sqlText';
+import { jsonPointer, quoteIdent, quoteString } from './sqlText';
 
 /** A column as the reader delivers it; `fields` for a STRUCT (JSONL records). */
 export interface FileColumn {
@@ -186,7 +186,7 @@ function textLeaves(fileColumns: FileColumn[]): { expression: string; column: Re
     .flatMap((part) => {
       const json = quoteIdent(part.name);
       if (!part.fields) return [textLeaf(part.name, json, '$', part.sqlType)];
-      return part.fields.map((f) => textLeaf(`${part.name}.${f.name}`, json, jsonPointer(f.name), f.sqlType));
+      return part.fields.map((f) => textLeaf(`${part.name}.${f.name}`, json, jsonPointer([f.name]), f.sqlType));
     });
 }
 
@@ -195,10 +195,6 @@ function textLeaf(name: string, json: string, path: string, seenType: string): {
   return { expression: `json_extract_string(${json}, ${quoteString(path)})`, column: { name, type: 'string', sqlType: 'VARCHAR' } };
 }
 
-/** A member of a JSON object as a JSON Pointer (RFC 6901), whatever characters its name holds. */
-function jsonPointer(member: string): string {
-  return `/${member.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-}
 
 function inferredColumn(name: string, sqlType: string): ResultColumn {
   return { name, type: readableTypeOf(sqlType), sqlType };

@@ -91,3 +91,8 @@ export function typedFilterValues(view: View, columns: ResultColumn[]): { filter
   }
   return typed;
 }
+
+/** Members of a JSON object as a JSON Pointer (RFC 6901), whatever characters their names hold: `/a/b~1c`. */
+export function jsonPointer(members: readonly string[]): string {
+  return members.map((m) => `/${m.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}

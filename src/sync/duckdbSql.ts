@@ -6,7 +6,7 @@
 // database's own catalog name as well (`"sync"."canvas"."users"`): a two-part name is
 // ambiguous, and refused, when the file's name equals a schema's (`canvas.duckdb`).
 
-import { quoteIdent, quoteString } from '../engine/sqlText';
+import { jsonPointer, quoteIdent, quoteString } from '../engine/sqlText';
 import type { TargetColumn, TargetTable, TargetType } from './syncTarget';
 
 /** `"sync".main.dq_sync_state`, in the database whose catalog name is `catalog`. */
@@ -157,7 +157,7 @@ function columnValue(column: TargetColumn): string {
   const [part, member, ...inner] = column.path;
   const top = `${quoteIdent(part)}[${quoteString(member)}]`;
   if (inner.length === 0) return top;
-  const pointer = quoteString(`/${inner.map((m) => m.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`);
+  const pointer = quoteString(jsonPointer(inner));
   // a JSON null inside the object is SQL NULL, as it is for a member of the value itself
   if (column.type === 'json') return `NULLIF(json_extract(${top}, ${pointer}), 'null'::JSON)`;
   const text = `json_extract_string(${top}, ${pointer})`;
