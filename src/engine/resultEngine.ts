@@ -704,7 +704,12 @@ export class ResultEngine {
     // past a damaged file, rows are not where they seem: only those known to lie before the damage are served
     if (result.damage && (!parts || parts.reduce((sum, part) => sum + part.rows, 0) < limit)) throw result.damage;
     const fromFiles = (sql: string): Promise<unknown[][]> => this.readingFiles(async () => jsonRows(await conn.runAndReadAll(sql)));
-    if (!parts) return fromFiles(`SELECT ${columns} FROM ${result.view} LIMIT ${limit} OFFSET ${offset}`);
+    if (!parts) {
+      const rows = await fromFiles(`SELECT ${columns} FROM ${result.view} LIMIT ${limit} OFFSET ${offset}`);
+      // a page that ends short read the files to their end, where one cut short reads as shorter
+      if (rows.length < limit) await this.checkingEnds(result, this.allFiles(result), work, () => Promise.resolve());
+      return rows;
+    }
     const rows: unknown[][] = [];
     const fromFile = async (file: number, from: number, count: number): Promise<unknown[][]> => {
       const parsed = `SELECT ${columns} FROM (${result.perFile![file]}) LIMIT ${count} OFFSET ${from}`;
