@@ -133,7 +133,8 @@ function readToEnd(path: string, windows: string | undefined, cancelled: () => b
   return new Promise<IndexAnswer | undefined>((resolve, reject) => {
     let worker: Worker;
     try {
-      worker = new Worker(WORKER_SCRIPT, { workerData: { path, windows } });
+      // none of the engine's own options (a preloaded module, an inspector): the thread only inflates
+      worker = new Worker(WORKER_SCRIPT, { workerData: { path, windows }, execArgv: [] });
     } catch {
       resolve(undefined);
       return;

@@ -7,6 +7,7 @@
 // with a file read to its end, on a thread of its own, and go when the file changes.
 
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -192,6 +193,27 @@ describe('engine: restart points in gzip files', function () {
     await ends.records(file, () => false);
     assert.equal(await ends.isWhole(file), true);
     assert.equal((await fs.readdir(indexDir)).length, 1, 'the old windows are gone');
+  });
+
+  it('reads on threads that take none of the engine\'s own options: a module preloaded into the engine is not run there', async () => {
+    // the engine's IPC channel is its file descriptor 3: a preloaded module that writes there at
+    // exit (as the bench's memory probe does) would garble it from every thread that ran it
+    const text = Buffer.from(sampleText(20_000, 13));
+    const file = path.join(dir, 'preloaded.jsonl.gz');
+    await fs.writeFile(file, gzipSync(text));
+    const preload = path.join(dir, 'preload.js');
+    await fs.writeFile(preload, "const { threadId } = require('node:worker_threads'); process.on('exit', () => { try { require('node:fs').writeSync(3, `thread ${threadId}\\n`); } catch {} });\n");
+    const fileEnds = require.resolve('../../../src/engine/fileEnds');
+    const script = `new (require(${JSON.stringify(fileEnds)}).FileEnds)(${JSON.stringify(dir)}).records(${JSON.stringify(file)}, () => false).then((n) => console.log(n))`;
+    const child = spawn(process.execPath, ['--require', preload, '-e', script], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'] });
+    let out = '';
+    let fd3 = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (d: Buffer) => (fd3 += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+    assert.equal(Number(out.trim()), recordsBefore(text, text.length), 'the records, read on a thread');
+    assert.deepEqual(fd3.trim().split('\n'), ['thread 0'], 'only the engine\'s own thread ran the preloaded module');
   });
 
   it('a read every caller left stops, and the next caller reads the file afresh and gets its records', async () => {
