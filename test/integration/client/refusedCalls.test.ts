@@ -5,10 +5,10 @@
 
 import * as assert from 'node:assert/strict';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
-import { isDqError, type DqError } from '../../../src/client/errors';
 import type { DataQueryClientOptions } from '../../../src/client/types';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
 import { FakeClock } from '../../support/fakeClock';
+import { failure } from '../../support/clockFailure';
 
 interface Setup {
   clock: FakeClock;
@@ -32,14 +32,6 @@ async function setUp(emulator: EmulatorOptions = {}, client: Partial<DataQueryCl
   };
 }
 
-async function failure(clock: FakeClock, call: Promise<unknown>): Promise<DqError> {
-  const err = await clock.run(call).then(
-    () => assert.fail('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  assert.ok(isDqError(err), `expected a DqError, got ${String(err)}`);
-  return err;
-}
 
 describe('refused calls (emulator over HTTP)', function () {
   this.timeout(30_000);

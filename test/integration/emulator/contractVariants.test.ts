@@ -13,13 +13,13 @@ import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { runCli } from '../../../src/cli/cli';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
-import { isDqError, type DqError } from '../../../src/client/errors';
 import type { DataQueryClientOptions } from '../../../src/client/types';
 import { decodeJwt } from '../../../src/core/jwtCodec';
 import { COMMIT_INTERVAL_MS } from '../../../src/emulator/sampleData/changeHistory';
 import { parseFaultSpec, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
 import { api, basic, raw, tokenFor } from '../../support/emulatorHarness';
 import { FakeClock } from '../../support/fakeClock';
+import { failure } from '../../support/clockFailure';
 
 interface Setup {
   clock: FakeClock;
@@ -47,14 +47,6 @@ async function setUp(emulator: EmulatorOptions = {}, client: Partial<DataQueryCl
   };
 }
 
-async function failure(clock: FakeClock, call: Promise<unknown>): Promise<DqError> {
-  const err = await clock.run(call).then(
-    () => assert.fail('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  assert.ok(isDqError(err), `expected a DqError, got ${String(err)}`);
-  return err;
-}
 
 /** The token endpoint's answer, read raw. */
 async function signIn(emu: RunningEmulator): Promise<Record<string, unknown>> {
