@@ -9,7 +9,7 @@
 // The read also leaves restart points in the file (gzipIndex.ts), so that a window of records
 // far into it is read from near the window rather than from the file's start (fileLines.ts).
 
-import { rm, stat } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
@@ -20,6 +20,8 @@ import type { IndexAnswer } from './gzipIndexWorker';
 
 /** How often a caller waiting for a read looks whether it was cancelled. */
 const CANCEL_POLL_MS = 50;
+/** Files read to their end at the same time, whoever asks (each on a core of its own). */
+const READS_AT_ONCE = 2;
 /** The thread that reads a file to its end (built beside this module: dist/ or out/). */
 const WORKER_SCRIPT = join(__dirname, 'gzipIndexWorker.js');
 
@@ -41,6 +43,7 @@ interface Read {
 
 export class FileEnds {
   private readonly reads = new Map<string, Read>();
+  private readonly slots = new Slots(READS_AT_ONCE);
   private made = 0;
 
   /** `indexDir`: where the windows of restart points go (the engine's work folder); none: no restart points. */
@@ -78,23 +81,37 @@ export class FileEnds {
   async restartAt(path: string, record: number): Promise<Restart | undefined> {
     const read = this.reads.get(path);
     const index = read?.index;
-    if (!read?.whole || !index || read.version !== (await fileVersion(path))) return undefined;
+    if (!read?.whole || !index) return undefined;
     let found: GzipIndex['checkpoints'][number] | undefined;
     for (const checkpoint of index.checkpoints) {
       if (checkpoint.records > record) break;
       found = checkpoint;
     }
     if (!found) return undefined;
-    const stream: Readable = await streamFrom(path, index, found);
-    return { stream, skip: found.skip, records: found.records, total: index.records };
+    // the file opened, then known to be the version indexed: one replaced meanwhile is not read with its points
+    const file = await open(path, 'r');
+    try {
+      const s = await file.stat();
+      if (`${s.size}:${s.mtimeMs}` !== read.version) {
+        await file.close();
+        return undefined;
+      }
+      const stream: Readable = await streamFrom(file, index, found);
+      return { stream, skip: found.skip, records: found.records, total: index.records };
+    } catch (err) {
+      await file.close().catch(() => undefined);
+      throw err;
+    }
   }
 
   private start(path: string, version: string): Read {
     const previous = this.reads.get(path);
     const windows = this.indexDir === undefined ? undefined : join(this.indexDir, `gzip-index-${++this.made}.bin`);
     const read: Read = { version, waiting: 0, settled: false, whole: false, records: Promise.resolve(0), windows };
-    read.records = readToEnd(path, windows, () => read.waiting === 0).then((done) => {
+    read.records = this.slots.taken(() => read.waiting === 0, () => readToEnd(path, windows, () => read.waiting === 0)).then(async (done) => {
       read.index = done.index;
+      // a file that could not be indexed (several members, bytes after its end) keeps no windows
+      if (!done.index) await forget(read);
       return done.records;
     });
     read.records.then(
@@ -102,25 +119,25 @@ export class FileEnds {
         read.settled = true;
         read.whole = true;
         // a newer read took its place while it ran: its restart points are of no use
-        if (this.reads.get(path) !== read) forget(read);
+        if (this.reads.get(path) !== read) void forget(read);
       },
       (err: unknown) => {
         read.settled = true;
-        forget(read);
+        void forget(read);
         // damage stays known for this version of the file; any other failure is tried again
         if (!(isEngineError(err) && err.kind === 'corrupt') && this.reads.get(path) === read) this.reads.delete(path);
       },
     );
     this.reads.set(path, read);
-    if (previous?.settled) forget(previous);
+    if (previous?.settled) void forget(previous);
     return read;
   }
 }
 
 /** Deletes the windows of a read's restart points. */
-function forget(read: Read): void {
+async function forget(read: Read): Promise<void> {
   read.index = undefined;
-  if (read.windows) void rm(read.windows, { force: true }).catch(() => undefined);
+  if (read.windows) await rm(read.windows, { force: true }).catch(() => undefined);
 }
 
 /**
@@ -144,8 +161,9 @@ function readToEnd(path: string, windows: string | undefined, cancelled: () => b
       if (!cancelled()) return;
       answered = true;
       clearInterval(poll);
-      void worker.terminate();
-      reject(new EngineError('cancelled', 'The query was cancelled.'));
+      // settled once the thread is gone, so that its windows file is not written after it is deleted
+      const stopped = (): void => reject(new EngineError('cancelled', 'The query was cancelled.'));
+      worker.terminate().then(stopped, stopped);
     }, CANCEL_POLL_MS);
     const settle = (answer: IndexAnswer | undefined): void => {
       if (answered) return;
@@ -162,6 +180,48 @@ function readToEnd(path: string, windows: string | undefined, cancelled: () => b
     if (answer && 'damage' in answer) throw damagedFile(path, answer.damage.code, answer.damage.records);
     return plain();
   });
+}
+
+/** A few turns at reading files to their end; a caller waits for one, or gives up when cancelled. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(count: number) {
+    this.free = count;
+  }
+
+  /** Runs `task` in a turn of its own; fails as `cancelled` when `cancelled()` holds before the turn comes. */
+  async taken<T>(cancelled: () => boolean, task: () => Promise<T>): Promise<T> {
+    await this.take(cancelled);
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+
+  private take(cancelled: () => boolean): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const turn = (): void => {
+        clearInterval(poll);
+        resolve();
+      };
+      const poll = setInterval(() => {
+        if (!cancelled()) return;
+        clearInterval(poll);
+        this.waiting.splice(this.waiting.indexOf(turn), 1);
+        reject(new EngineError('cancelled', 'The query was cancelled.'));
+      }, CANCEL_POLL_MS);
+      this.waiting.push(turn);
+    });
+  }
 }
 
 /** A file's size and modification time: another version of it is read again. */

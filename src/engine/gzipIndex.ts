@@ -20,8 +20,8 @@
 // read reports it as unsupported, and the caller reads the file as before, without an index.
 // A file of several gzip members, or with bytes after its member, gets no index.
 
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { constants, createGunzip, createInflateRaw, type Gunzip, type InflateRaw } from 'node:zlib';
 
@@ -251,9 +251,10 @@ function decodes(window: Buffer, lastByte: number, bits: number, compressed: Buf
 
 /**
  * The decompressed bytes of the file from a checkpoint on (to the end of its deflate data),
- * as a stream; the reader skips `checkpoint.skip` bytes to reach a line's start.
+ * as a stream; the reader skips `checkpoint.skip` bytes to reach a line's start. `file` is its
+ * path, or the file opened already (then closed with the stream).
  */
-export async function streamFrom(path: string, index: GzipIndex, checkpoint: Checkpoint, chunkSize = OUT_CHUNK): Promise<InflateRaw> {
+export async function streamFrom(file: string | FileHandle, index: GzipIndex, checkpoint: Checkpoint, chunkSize = OUT_CHUNK): Promise<InflateRaw> {
   const window = Buffer.alloc(Math.min(WINDOW_BYTES, checkpoint.output));
   const fd = openSync(index.windows, 'r');
   try {
@@ -263,7 +264,8 @@ export async function streamFrom(path: string, index: GzipIndex, checkpoint: Che
   }
   const inflate = createInflateRaw({ chunkSize, ...(window.length > 0 ? { dictionary: window } : {}) });
   const head = restartHead(checkpoint.lastByte, checkpoint.bits);
-  const rest = createReadStream(path, { start: checkpoint.input, end: index.size - 9, highWaterMark: chunkSize });
+  const range = { start: checkpoint.input, end: index.size - 9, highWaterMark: chunkSize };
+  const rest = typeof file === 'string' ? createReadStream(file, range) : file.createReadStream(range);
   const source = Readable.from(
     (async function* () {
       yield head;

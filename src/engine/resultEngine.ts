@@ -48,7 +48,7 @@ import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
 import { ConsoleRows } from './consoleRows';
-import { FileEnds, untilCancelled } from './fileEnds';
+import { FileEnds, fileVersion, untilCancelled } from './fileEnds';
 import { countRecords, DamagedFile, recordSpan, type Around, type LineSpan } from './fileLines';
 import { inspectFiles } from './sourceFiles';
 import { UnpackedFiles } from './unpackedFiles';
@@ -112,12 +112,18 @@ interface ConsoleView {
   /** the quoted schema and view */
   qualified: string;
   columns: ResultColumn[];
-  /** its gzip files (JSONL, CSV, TSV), read to their end in the background */
+  /** what it reads: the plan's SELECT over its files */
+  sql: string;
+  /** its gzip files (JSONL, CSV, TSV), read to their end before a statement naming it runs */
   gzipFiles: string[];
   /** files unpacked for it */
   unpacked: string[];
   /** its gzip files read to their end: the damage found (the view was then replaced by one that fails naming it) */
   checked?: Promise<EngineError | undefined>;
+  /** the versions of its files `checked` is about: a job downloaded again is checked again */
+  checkedVersions?: string;
+  /** it was replaced by one that fails naming the damage */
+  failing?: boolean;
   /** a newer registration took its name */
   replaced: boolean;
 }
@@ -349,18 +355,27 @@ export class ResultEngine {
     if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
     // the files of the views it names are read to their end alongside: a damaged one fails it
     let ran = false;
-    let failed = false;
-    const damage = database ? Promise.resolve(undefined) : this.viewsChecked({ get cancelled() { return work.cancelled || failed; } }, text).catch(() => undefined);
+    let settled = false;
+    // a view failing for damage is checked first: its files, downloaded again, may be whole now
+    if (!database && this.namedViews(text).some((view) => view.failing)) {
+      const found = await this.viewsChecked(work, text);
+      if (found) throw found;
+    }
+    const damage = database ? Promise.resolve(undefined) : this.viewsChecked({ get cancelled() { return work.cancelled || settled; } }, text).catch(() => undefined);
     try {
       const page = await this.consoleRows.run(work, id, text, limit, (conn) => lastStatement(conn, text), database);
       ran = true;
       const found = await damage;
       if (found) throw found;
+      if (work.cancelled) throw new EngineError('cancelled', 'The query was cancelled.');
       return page;
     } catch (err) {
-      failed = true;
+      const e = toEngineError(err, 'sql');
+      // a failure damage may explain (a row of a file cut mid-line) waits for the files' ends; another does not
+      const found = !ran && (e.kind === 'corrupt' || e.kind === 'io' || e.kind === 'schema') ? await damage : undefined;
+      settled = true;
       if (ran) await this.consoleRows.drop(id);
-      throw toEngineError(err, 'sql');
+      throw found ?? e;
     }
   }
 
@@ -375,7 +390,7 @@ export class ResultEngine {
     const dot = name.indexOf('.');
     const schema = dot > 0 ? name.slice(0, dot) : undefined;
     const qualified = schema ? `${quoteIdent(schema)}.${quoteIdent(name.slice(dot + 1))}` : quoteIdent(name);
-    const view: ConsoleView = { name, qualified, columns: plan.columns, gzipFiles: plan.gzipFiles ?? [], unpacked: plan.unpacked, replaced: false };
+    const view: ConsoleView = { name, qualified, sql: plan.sql, columns: plan.columns, gzipFiles: plan.gzipFiles ?? [], unpacked: plan.unpacked, replaced: false };
     let replaced: ConsoleView | undefined;
     try {
       replaced = await this.run(work, (conn) => this.viewDdl(async () => {
@@ -483,18 +498,27 @@ export class ResultEngine {
    * table's name appears in the text as a word: a wait too many costs no more than the wait.
    */
   private async viewsChecked(work: Pick<Work, 'cancelled'>, text: string): Promise<EngineError | undefined> {
-    const named = [...this.consoleViews.values()].filter((view) => view.gzipFiles.length > 0 && !view.replaced && mentions(text, view.name));
+    const named = this.namedViews(text);
     if (named.length === 0) return undefined;
     const damage = await untilCancelled(Promise.all(named.map((view) => this.checkView(view))), () => work.cancelled);
     return damage.find((d) => d !== undefined);
   }
 
+  /** The console views over gzip files whose table a statement names. */
+  private namedViews(text: string): ConsoleView[] {
+    return [...this.consoleViews.values()].filter((view) => view.gzipFiles.length > 0 && !view.replaced && mentions(text, view.name));
+  }
+
   /**
-   * Reads a console view's gzip files to their end, once: the damage found, if any. A damaged
-   * view is replaced by one that fails naming the file.
+   * Reads a console view's gzip files to their end, once for each version of them: the damage
+   * found, if any. A damaged view is replaced by one that fails naming the file, and made again
+   * once its files (downloaded again) are whole.
    */
-  private checkView(view: ConsoleView): Promise<EngineError | undefined> {
-    view.checked ??= (async () => {
+  private async checkView(view: ConsoleView): Promise<EngineError | undefined> {
+    const versions = (await Promise.all(view.gzipFiles.map(fileVersion))).join('\n');
+    if (view.checked && view.checkedVersions === versions) return view.checked;
+    view.checkedVersions = versions;
+    const checked = (async (): Promise<EngineError | undefined> => {
       for (const path of view.gzipFiles) {
         try {
           await this.ends.records(path, () => view.replaced);
@@ -506,9 +530,28 @@ export class ResultEngine {
           return e;
         }
       }
+      if (view.failing) await this.mendView(view);
       return undefined;
     })();
-    return view.checked;
+    view.checked = checked;
+    return checked;
+  }
+
+  /** Puts back the view of files found whole again (downloaded again after they were damaged). */
+  private async mendView(view: ConsoleView): Promise<void> {
+    const conn = await this.db.connect();
+    try {
+      await this.viewDdl(async () => {
+        if (view.replaced) return;
+        await conn.run(`CREATE OR REPLACE VIEW ${view.qualified} AS ${view.sql}`);
+        view.failing = false;
+      });
+      this.log(`SQL console view ${view.name}: its files are whole again`);
+    } catch (err) {
+      this.log(`SQL console view ${view.name} could not be made again: ${toEngineError(err).message}`);
+    } finally {
+      conn.closeSync();
+    }
   }
 
   /** Replaces a console view over a damaged file by one with its columns that fails naming the file. */
@@ -522,6 +565,7 @@ export class ResultEngine {
         await conn.run(`CREATE OR REPLACE VIEW ${view.qualified} AS SELECT ${nulls || 'NULL AS damaged'} WHERE ${fails}`).catch(() =>
           conn.run(`CREATE OR REPLACE VIEW ${view.qualified} AS SELECT NULL AS damaged WHERE ${fails}`),
         );
+        view.failing = true;
       });
       this.log(`SQL console view ${view.name}: ${damage.message}`);
     } catch (err) {
@@ -1086,10 +1130,15 @@ function attachError(database: AttachedDatabase, err: unknown): EngineError {
   return toEngineError(err);
 }
 
-/** Whether a statement's text names the table of a console view (`canvas.users`: the word `users`, in any case). */
+/**
+ * Whether a statement's text names a console view (`canvas.users`: the schema, a dot, the
+ * table, each quoted or not, in any case). A view is only found by its qualified name.
+ */
 function mentions(text: string, view: string): boolean {
-  const table = view.slice(view.indexOf('.') + 1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(^|[^A-Za-z0-9_$])${table}($|[^A-Za-z0-9_$])`, 'i').test(text);
+  const dot = view.indexOf('.');
+  const part = (name: string): string => `"?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?`;
+  const name = dot > 0 ? `${part(view.slice(0, dot))}\\s*\\.\\s*${part(view.slice(dot + 1))}` : part(view);
+  return new RegExp(`(^|[^A-Za-z0-9_$])${name}($|[^A-Za-z0-9_$])`, 'i').test(text);
 }
 
 function whole(n: number): number {

@@ -110,7 +110,24 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
     assert.match(await rejection(engine.sqlKept('SELECT count(*) AS n FROM damaged.users', 10), 'corrupt'), damage, 'the first statement, asked at once');
     assert.match(await rejection(engine.sql('SELECT count(*) AS n FROM damaged.users', 0, 10), 'corrupt'), damage, 'and every one after it');
     assert.deepEqual((await engine.sqlKept('SELECT 41 + 1 AS answer', 10)).rows, [[42]], 'a statement that does not name it runs');
+
+    // downloaded again, whole: the view reads it again; cut short once more: it fails again
+    await fs.writeFile(cut, gzipSync(`${many.join('\n')}\n`));
+    const later = new Date(Date.now() + 10_000);
+    await fs.utimes(cut, later, later);
+    assert.deepEqual((await engine.sqlKept('SELECT count(*) AS n FROM damaged.users', 10)).rows, [[String(many.length)]], 'the whole file, read again');
+    await fs.writeFile(cut, gzipSync(`${many.slice(0, 100).join('\n')}\n`, { finishFlush: constants.Z_FULL_FLUSH }));
+    assert.match(await rejection(engine.sqlKept('SELECT count(*) AS n FROM damaged.users', 10), 'corrupt'), damage, 'cut short again');
     await stillServes();
+  });
+
+  it('names the damage, not a malformed row, when a console statement reads a view whose gzip file is cut mid-line', async () => {
+    const lines = gunzipSync(await fs.readFile(users.paths[0])).toString('utf8').trim().split('\n');
+    const packed = gzipSync(`${Array.from({ length: 40 }, () => lines).flat().join('\n')}\n`);
+    const cut = await file('view-mid-line.jsonl.gz', packed.subarray(0, Math.floor(packed.length * 0.7)));
+    await engine.registerView('midline.users', { paths: [cut], schema: users.schema });
+    const message = await rejection(engine.sqlKept('SELECT count(*) AS n FROM midline.users', 10), 'corrupt');
+    assert.match(message, /view-mid-line\.jsonl\.gz is damaged \(it ends early\)/);
   });
 
   it('reports a gzip CSV or TSV result cut short as damaged, naming the file, whether cut mid-line or where its lines are whole', async () => {

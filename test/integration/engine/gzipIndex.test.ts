@@ -216,6 +216,32 @@ describe('engine: restart points in gzip files', function () {
     assert.deepEqual(fd3.trim().split('\n'), ['thread 0'], 'only the engine\'s own thread ran the preloaded module');
   });
 
+  it('reads many files asked for at once, a few at a time, and keeps no windows of a file it could not index', async () => {
+    const indexDir = path.join(dir, 'many');
+    await fs.mkdir(indexDir);
+    const ends = new FileEnds(indexDir);
+    const texts = Array.from({ length: 5 }, (_, i) => Buffer.from(sampleText(20_000, 100 + i)));
+    const files = await Promise.all(
+      texts.map(async (text, i) => {
+        const file = path.join(dir, `many-${i}.jsonl.gz`);
+        // the last one of two members: read, counted, not indexed
+        const half = text.indexOf(0x0a, text.length >> 1) + 1;
+        await fs.writeFile(file, i < 4 ? gzipSync(text) : Buffer.concat([gzipSync(text.subarray(0, half)), gzipSync(text.subarray(half))]));
+        return file;
+      }),
+    );
+    // one caller gives up while it waits for its turn: the others still get theirs
+    let gaveUp = false;
+    const leaving = ends.records(files[0], () => gaveUp).catch(() => undefined);
+    gaveUp = true;
+    const counts = await Promise.all(files.map((file) => ends.records(file, () => false)));
+    assert.deepEqual(counts, texts.map((text) => recordsBefore(text, text.length)));
+    await leaving;
+    const windows = await fs.readdir(indexDir);
+    assert.equal(windows.length, 4, `the windows of the four files indexed: ${windows.join(', ')}`);
+    assert.equal(await ends.restartAt(files[4], 15_000), undefined, 'none for the file of two members');
+  });
+
   it('a read its caller left does not fail the next caller, who gets the records', async () => {
     const text = Buffer.from(sampleText(60_000, 11));
     const file = path.join(dir, 'left.jsonl.gz');
