@@ -538,38 +538,35 @@ export class ResultEngine {
   }
 
   /** Puts back the view of files found whole again (downloaded again after they were damaged). */
-  private async mendView(view: ConsoleView): Promise<void> {
-    const conn = await this.db.connect();
-    try {
-      await this.viewDdl(async () => {
-        if (view.replaced) return;
-        await conn.run(`CREATE OR REPLACE VIEW ${view.qualified} AS ${view.sql}`);
-        view.failing = false;
-      });
-      this.log(`SQL console view ${view.name}: its files are whole again`);
-    } catch (err) {
-      this.log(`SQL console view ${view.name} could not be made again: ${toEngineError(err).message}`);
-    } finally {
-      conn.closeSync();
-    }
+  private mendView(view: ConsoleView): Promise<void> {
+    return this.redefineView(view, `CREATE OR REPLACE VIEW ${view.qualified} AS ${view.sql}`, false, 'its files are whole again', 'could not be made again');
   }
 
   /** Replaces a console view over a damaged file by one with its columns that fails naming the file. */
-  private async failView(view: ConsoleView, damage: EngineError): Promise<void> {
+  private failView(view: ConsoleView, damage: EngineError): Promise<void> {
     const fails = `error(${quoteString(`${DAMAGED_VIEW_MARK}${view.name}: ${damage.message}`)}) IS NULL`;
     const nulls = view.columns.map((c) => `CAST(NULL AS ${c.sqlType}) AS ${quoteIdent(c.name)}`).join(', ');
+    // a view whose columns DuckDB cannot cast to fails just the same without them
+    const ddl = [`CREATE OR REPLACE VIEW ${view.qualified} AS SELECT ${nulls || 'NULL AS damaged'} WHERE ${fails}`, `CREATE OR REPLACE VIEW ${view.qualified} AS SELECT NULL AS damaged WHERE ${fails}`];
+    return this.redefineView(view, ddl, true, damage.message, 'could not be marked damaged');
+  }
+
+  /**
+   * Defines a console view anew (the first statement of `ddl` that DuckDB takes), in turn with
+   * the other changes to views and not once a newer registration took its name; says so in the log.
+   */
+  private async redefineView(view: ConsoleView, ddl: string | string[], failing: boolean, done: string, failed: string): Promise<void> {
     const conn = await this.db.connect();
     try {
       await this.viewDdl(async () => {
         if (view.replaced) return;
-        await conn.run(`CREATE OR REPLACE VIEW ${view.qualified} AS SELECT ${nulls || 'NULL AS damaged'} WHERE ${fails}`).catch(() =>
-          conn.run(`CREATE OR REPLACE VIEW ${view.qualified} AS SELECT NULL AS damaged WHERE ${fails}`),
-        );
-        view.failing = true;
+        const [first, ...others] = typeof ddl === 'string' ? [ddl] : ddl;
+        await others.reduce((tried, next) => tried.catch(() => conn.run(next)), conn.run(first));
+        view.failing = failing;
       });
-      this.log(`SQL console view ${view.name}: ${damage.message}`);
+      this.log(`SQL console view ${view.name}: ${done}`);
     } catch (err) {
-      this.log(`SQL console view ${view.name} could not be marked damaged: ${toEngineError(err).message}`);
+      this.log(`SQL console view ${view.name} ${failed}: ${toEngineError(err).message}`);
     } finally {
       conn.closeSync();
     }
