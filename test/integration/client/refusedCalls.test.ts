@@ -5,37 +5,16 @@
 
 import * as assert from 'node:assert/strict';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
-import type { DataQueryClientOptions } from '../../../src/client/types';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
+import { startEmulator } from '../../../src/emulator/emulator';
 import { FakeClock } from '../../support/fakeClock';
-import { failure } from '../../support/clockFailure';
+import { emulatorOnClock, failure, type ClockedEmulator } from '../../support/emulatorOnClock';
 
-interface Setup {
-  clock: FakeClock;
-  emu: RunningEmulator;
-  client: DataQueryClient;
-}
-
-async function setUp(emulator: EmulatorOptions = {}, client: Partial<DataQueryClientOptions> = {}): Promise<Setup> {
-  const clock = new FakeClock();
-  const emu = await startEmulator({ clock, jobDelayMs: 0, ...emulator });
-  return {
-    clock,
-    emu,
-    client: new DataQueryClient({
-      baseUrl: emu.baseUrl,
-      dataPrefix: emu.dataPrefix,
-      credentials: async () => ({ clientId: emu.clientId, clientSecret: emu.clientSecret }),
-      clock,
-      ...client,
-    }),
-  };
-}
+const setUp = emulatorOnClock;
 
 
 describe('refused calls (emulator over HTTP)', function () {
   this.timeout(30_000);
-  let setup: Setup | undefined;
+  let setup: ClockedEmulator | undefined;
 
   afterEach(async () => {
     await setup?.client.close();

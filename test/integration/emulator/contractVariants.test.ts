@@ -12,39 +12,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { runCli } from '../../../src/cli/cli';
-import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import type { DataQueryClientOptions } from '../../../src/client/types';
 import { decodeJwt } from '../../../src/core/jwtCodec';
 import { COMMIT_INTERVAL_MS } from '../../../src/emulator/sampleData/changeHistory';
-import { parseFaultSpec, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
+import { parseFaultSpec, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
 import { api, basic, raw, tokenFor } from '../../support/emulatorHarness';
-import { FakeClock } from '../../support/fakeClock';
-import { failure } from '../../support/clockFailure';
+import { emulatorOnClock, failure, type ClockedEmulator } from '../../support/emulatorOnClock';
 
-interface Setup {
-  clock: FakeClock;
-  emu: RunningEmulator;
-  client: DataQueryClient;
-}
 
 const latestCommit = (now: number): number => Math.floor(now / COMMIT_INTERVAL_MS) * COMMIT_INTERVAL_MS;
 const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-async function setUp(emulator: EmulatorOptions = {}, client: Partial<DataQueryClientOptions> = {}): Promise<Setup> {
-  const clock = new FakeClock();
-  const emu = await startEmulator({ clock, jobDelayMs: 0, rows: 200, ...emulator });
-  return {
-    clock,
-    emu,
-    client: new DataQueryClient({
-      baseUrl: emu.baseUrl,
-      dataPrefix: emu.dataPrefix,
-      credentials: async () => ({ clientId: emu.clientId, clientSecret: emu.clientSecret }),
-      clock,
-      random: () => 0.5,
-      ...client,
-    }),
-  };
+/** The emulator and its client for a test (a small table, retries without jitter). */
+function setUp(emulator: EmulatorOptions = {}, client: Partial<DataQueryClientOptions> = {}): Promise<ClockedEmulator> {
+  return emulatorOnClock({ rows: 200, ...emulator }, { random: () => 0.5, ...client });
 }
 
 
@@ -64,7 +45,7 @@ const statuses = (emu: RunningEmulator, operation: string): number[] =>
 
 describe('emulator: contract variants, and the client coping with them', function () {
   this.timeout(60_000);
-  let setup: Setup | undefined;
+  let setup: ClockedEmulator | undefined;
   let tmp: string;
 
   beforeEach(async () => {
