@@ -1,5 +1,5 @@
 // bench/results.json and the table printed from it (plain text for the terminal, Markdown
-// for the README).
+// for docs/benchmarks.md).
 
 import type { Row, Unit } from './figure';
 

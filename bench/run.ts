@@ -4,7 +4,7 @@
 //   --quick                   small sizes and one repetition
 //   (results.json is written only by a complete run in which every figure was measured)
 //   --profile                 also profile what is measured (the download figure profiles dq)
-//   --markdown                print the table of bench/results.json for the README, run nothing
+//   --markdown                print the table of bench/results.json for docs/benchmarks.md, run nothing
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
   const failed = figures.some((f) => f.status === 'failed');
   if (!only && !ctx.quick && !failed) {
     await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(`Wrote ${RESULTS_FILE}; node bench/out/bench/run.js --markdown prints the table for the README.\n`);
+    process.stdout.write(`Wrote ${RESULTS_FILE}; node bench/out/bench/run.js --markdown prints the table for docs/benchmarks.md.\n`);
   } else if (failed) {
     process.stdout.write(`A figure failed: ${RESULTS_FILE} keeps the last complete run.\n`);
   }

@@ -8,7 +8,7 @@
 // held still, then stopped) are read again when the user next moves. The grid's Export… button
 // writes the file chosen in the save dialog; a write that fails names that file, and an export
 // cancelled from its notification is not reported as an error.
-// Screenshots of each step go to test-results/ (the grid's also serves the README).
+// Screenshots of each step go to test-results/ (the grid's also serves docs/preview.md).
 
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
