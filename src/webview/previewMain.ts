@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The preview grid, running in the webview: a header with names, types and descriptions, a
 // filter row, a WHERE box, and a virtual body that shows only the rows on screen, fetched in
 // windows from the extension. The scrollbar spans every row (scaled beyond a browser's

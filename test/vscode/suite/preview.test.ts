@@ -245,7 +245,7 @@ describe('Result preview and SQL console', function () {
       while (!exported) {
         exported = await Promise.resolve(vscode.commands.executeCommand<{ rows: number }>('dataQuery.exportResult', { format: 'csv', path: out })).catch((err: unknown) => {
           assert.ok(Date.now() < deadline, `the preview opened ${path.basename(file)}: ${String(err)}`);
-          return new Promise<undefined>((resolve) => setTimeout(resolve, 200));
+          return new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 200));
         });
       }
       assert.equal(exported.rows, rows, `the preview reads every row of ${path.basename(file)}`);
