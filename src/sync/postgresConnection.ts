@@ -11,7 +11,7 @@ import type { Logger } from '../core/logger';
 import { postgresError, type PostgresErrorContext } from './postgresErrors';
 import { findPassword, type FoundPassword } from './postgresPassword';
 import { chooseTls, describeTls, type ParsedTlsParts, type TlsChoice } from './postgresTls';
-import { postgresUrlLabel, readPostgresUrl } from './targetSpec';
+import { postgresUrlLabel, readPostgresUrl } from './postgresUrl';
 
 export interface PostgresEndpointOptions {
   url: string;

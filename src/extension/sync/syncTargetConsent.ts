@@ -9,7 +9,7 @@
 
 import { DqError } from '../../client/errors';
 import { isLocalServer } from '../../sync/postgresTls';
-import { postgresUrlLabel, readPostgresUrl } from '../../sync/targetSpec';
+import { postgresUrlLabel, readPostgresUrl } from '../../sync/postgresUrl';
 import { SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 
 /** Where the setting's effective value comes from. */

@@ -2,7 +2,8 @@
 
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { defaultDatabasePath, parseTargetSpec, postgresUrlLabel } from '../../../src/sync/targetSpec';
+import { postgresUrlLabel } from '../../../src/sync/postgresUrl';
+import { defaultDatabasePath, parseTargetSpec } from '../../../src/sync/targetSpec';
 
 const context = { cwd: '/work/here', env: { HOME: '/home/ada' } };
 
