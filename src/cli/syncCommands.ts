@@ -117,9 +117,14 @@ export const syncCommand: CommandSpec = {
       },
       rateLimits,
     );
-    if (o.json) printJson(ctx, { target: target.label, tables: reports });
-    else ctx.io.stdout.write(formatReports(reports));
     const notSynced = reports.filter((r) => r.outcome === 'failed' || r.outcome === 'cancelled');
+    if (o.json) {
+      printJson(ctx, { target: target.label, tables: reports });
+      // stdout is for the program reading the JSON; a person reading a cron log learns why here
+      for (const r of notSynced) ctx.io.stderr.write(`dq: ${r.namespace}.${r.table}: ${r.outcome === 'failed' ? failureText(r) : 'cancelled'}\n`);
+    } else {
+      ctx.io.stdout.write(formatReports(reports));
+    }
     if (notSynced.length > 0) ctx.io.stderr.write(`dq: ${notSynced.length} of ${reports.length} tables did not sync; ${target.label} keeps their last complete sync.\n`);
     return exitCodeOf(reports);
   },
@@ -260,10 +265,7 @@ function formatReports(reports: TableSyncReport[]): string {
   return columns(
     reports.map((r) => {
       const name = `${r.namespace}.${r.table}`;
-      if (r.outcome === 'failed' && r.error) {
-        const advice = [r.error.message, r.error.hint, r.error.uuid ? `(uuid ${r.error.uuid})` : ''].filter(Boolean).join(' ');
-        return [name, 'failed', `${r.error.kind}: ${advice}`];
-      }
+      if (r.outcome === 'failed' && r.error) return [name, 'failed', failureText(r)];
       if (r.outcome === 'cancelled') return [name, 'cancelled', r.point ? `kept at ${r.point}` : 'nothing synced yet'];
       return [
         name,
@@ -277,6 +279,13 @@ function formatReports(reports: TableSyncReport[]): string {
       ];
     }),
   );
+}
+
+/** Why a table did not sync and what to do: its error's kind, message, hint and uuid. */
+function failureText(r: TableSyncReport): string {
+  if (!r.error) return 'failed';
+  const advice = [r.error.message, r.error.hint, r.error.uuid ? `(uuid ${r.error.uuid})` : ''].filter(Boolean).join(' ');
+  return `${r.error.kind}: ${advice}`;
 }
 
 /** Rows of cells as aligned columns; a row's last cell is never padded. */

@@ -188,6 +188,11 @@ describe('dq sync and dq sync-status', function () {
             'sync it with --resnapshot (dq sync catalog products --resnapshot); or sync to another target (--to).',
         );
       }
+      // with --json, stdout is the program's; stderr still tells a person why and what to do
+      const asJson = await dq(['sync', 'catalog', 'products', '--to', 'services.duckdb', ...fast, '--json'], otherEnv);
+      assert.equal(asJson.code, 6, asJson.stderr);
+      assert.match(asJson.stderr, /^dq: catalog\.products: snapshotRequired: catalog\.products in .* was synced from .*sync it with --resnapshot \(dq sync catalog products --resnapshot\); or sync to another target \(--to\)\.$/m);
+      assert.match(asJson.stderr, /dq: 1 of 1 tables did not sync;/);
       assert.equal(other.requestLog.entries().filter((e) => e.operation === 'createJob').length, 0, 'no job was made');
       const elsewhere = await dq(['sync', 'catalog', 'products', '--to', 'other-service.duckdb', ...fast], otherEnv);
       assert.equal(elsewhere.code, 0, elsewhere.stderr);
