@@ -2,6 +2,7 @@
 // name or description contains the text. Table lists and schemas come from the cache folder
 // while fresh (4 hours, as in the extension) and are read again once stale.
 
+import { isDqError } from '../client/errors';
 import { findColumns, qualifiedName, readCatalog } from '../core/columnSearch';
 import { systemClock } from '../core/clock';
 import { DEFAULT_DATA_PREFIX } from '../core/contract';
@@ -10,7 +11,7 @@ import { UsageError } from './argParser';
 import { cacheFolder, FileCacheStorage } from './cacheFolder';
 import type { CommandContext, CommandSpec } from './commandSpec';
 import { printJson, withClient } from './dataCommands';
-import { EXIT } from './exitCodes';
+import { EXIT, exitCodeFor } from './exitCodes';
 import { progressWanted, stderrLogger } from './globalOptions';
 import { requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
@@ -45,7 +46,9 @@ export const findColumnCommand: CommandSpec = {
       );
     });
     progress.done();
-    for (const problem of read.problems) ctx.io.stderr.write(`dq: warning: ${problem}\n`);
+    // a namespace that could not be listed is an error, as grep's missing file is: the others still answer
+    const unlisted = new Set(read.unlisted.map((u) => u.problem));
+    for (const problem of read.problems) ctx.io.stderr.write(`dq: ${unlisted.has(problem) ? '' : 'warning: '}${problem}\n`);
     const matches = findColumns(text, read.tables);
     if (ctx.args.options.json) {
       printJson(ctx, {
@@ -56,6 +59,8 @@ export const findColumnCommand: CommandSpec = {
       const width = Math.max(0, ...matches.map((m) => qualifiedName(m).length));
       for (const m of matches) ctx.io.stdout.write(`${`${qualifiedName(m).padEnd(width)}  ${m.column.type}  ${(m.column.description ?? '').replace(/\s+/g, ' ')}`.trimEnd()}\n`);
     }
+    const [first] = read.unlisted;
+    if (first) return isDqError(first.error) ? exitCodeFor(first.error) : EXIT.notFound;
     // nothing could be read at all: the warnings above say why
     return read.tables.length === 0 && read.problems.length > 0 ? EXIT.notFound : EXIT.ok;
   },

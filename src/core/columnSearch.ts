@@ -23,6 +23,8 @@ export interface CatalogRead {
   tables: TableColumns[];
   /** what could not be read, one sentence each */
   problems: string[];
+  /** the namespaces whose tables could not be listed (misspelt, or not reached): the error, and its sentence in `problems` */
+  unlisted: Array<{ namespace: string; error: unknown; problem: string }>;
 }
 
 export interface ColumnMatch {
@@ -47,6 +49,7 @@ export async function readCatalog(
   options: CatalogReadOptions,
 ): Promise<CatalogRead> {
   const problems: string[] = [];
+  const unlisted: CatalogRead['unlisted'] = [];
   let unsavedSaid = false;
   const unsaved = (err: unknown): void => {
     if (unsavedSaid) return;
@@ -60,7 +63,11 @@ export async function readCatalog(
         cache,
         () => source.listTables(namespace, options.signal),
         (value) => cache.saveTables(connection, namespace, value),
-        (err) => problems.push(`The tables of ${namespace} could not be listed: ${messageOf(err)}`),
+        (err) => {
+          const problem = `The tables of ${namespace} could not be listed: ${messageOf(err)}`;
+          unlisted.push({ namespace, error: err, problem });
+          problems.push(problem);
+        },
         options.signal,
         unsaved,
       );
@@ -90,7 +97,7 @@ export async function readCatalog(
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
-  return { tables: found.filter((t): t is TableColumns => t !== undefined), problems };
+  return { tables: found.filter((t): t is TableColumns => t !== undefined), problems, unlisted };
 }
 
 /** Columns whose name (first) or description contains `text`, ignoring case. */

@@ -80,11 +80,15 @@ describe('dq find-column', function () {
     assert.equal(calls('getSchema'), 2 * tables);
   });
 
-  it('warns about a namespace it cannot list and still answers from the others', async () => {
+  it('answers from the other namespaces, then names one it cannot list on a dq: line and exits 4, as grep does for a missing file', async () => {
     const run = await runDq(['find-column', 'user_id', 'canvas', 'no_such_namespace', '--json'], { env: env() });
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /The tables of no_such_namespace could not be listed/);
+    assert.equal(run.code, 4, run.stderr);
+    assert.match(run.stderr, /^dq: The tables of no_such_namespace could not be listed/m);
+    assert.doesNotMatch(run.stderr, /warning/);
     assert.ok((JSON.parse(run.stdout) as { matches: Match[] }).matches.length > 0);
+    const plain = await runDq(['find-column', 'user_id', 'canvas', 'no_such_namespace'], { env: env() });
+    assert.equal(plain.code, 4);
+    assert.match(plain.stdout, /^canvas\.\S+\.user_id/m);
     const none = await runDq(['find-column', 'user_id', 'no_such_namespace'], { env: env() });
     assert.equal(none.code, 4);
   });
