@@ -53,6 +53,7 @@ import { countRecords, DamagedFile, recordSpan, type Around, type LineSpan } fro
 import { inspectFiles } from './sourceFiles';
 import { UnpackedFiles } from './unpackedFiles';
 import { jsonlLines, planSource, readableTypeOf, readerCall, readsAlikeFileByFile, type FileColumn, type SourcePlan } from './sourcePlan';
+import { withServiceTimes } from './csvTimes';
 import { quoteIdent, quoteString, typedFilterValues } from './sqlText';
 
 /** One request in flight: the connection running its query, so a cancel can interrupt it. */
@@ -441,8 +442,10 @@ export class ResultEngine {
       const query = result
         ? viewQuery(result, view)
         : { sql: keptQuery ?? withoutTrailingSemicolons((source as { sql: string }).sql), params: [], readsStore: false, readsFiles: false };
-      const write = async (): Promise<number> =>
-        Number((await conn.runAndReadAll(`COPY (${query.sql}\n) TO ${quoteString(partial)} (${options})`, query.params)).getRowsJson()[0][0]);
+      const write = async (): Promise<number> => {
+        const rows = target.format === 'csv' ? await withServiceTimes(conn, query.sql, query.params) : query.sql;
+        return Number((await conn.runAndReadAll(`COPY (${rows}\n) TO ${quoteString(partial)} (${options})`, query.params)).getRowsJson()[0][0]);
+      };
       const copy = async (): Promise<{ rows: number; path: string }> => {
         await conn.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
         const timer = setInterval(() => progress(Math.max(0, Number(conn.progress.rows_processed))), PROGRESS_MS);

@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { EngineClient } from '../../../src/engine/engineClient';
 import { isEngineError } from '../../../src/engine/engineErrors';
 import type { OpenedResult, View } from '../../../src/engine/engineProtocol';
+import { parseCsv } from '../../support/csvRows';
 import { SampleResults, expectedRow, jsonlRecords, type JsonRecord } from './sampleResults';
 
 describe('engine: paging, sorting, filtering, SQL and export over a whole result', function () {
@@ -121,6 +123,23 @@ describe('engine: paging, sorting, filtering, SQL and export over a whole result
     const reopened = await engine.open({ paths: [parquetPath] });
     assert.deepEqual((await engine.page(reopened.handle, {}, 0, records.length)).rows, expected);
     assert.deepEqual((await fs.readdir(results.dir)).filter((f) => f.endsWith('.partial')), []);
+  });
+
+  it('writes times in an exported CSV as the service writes them in its own CSV results', async () => {
+    const target = path.join(results.dir, 'times.csv');
+    await engine.export({ handle: users.handle, view: { sort: [{ column: 'key.id', descending: false }] } }, { path: target, format: 'csv' });
+    const [header, ...exported] = parseCsv(await fs.readFile(target, 'utf8'));
+    const serviceFiles = await results.download('canvas', 'users', 'csv');
+    const serviceText = (await Promise.all(serviceFiles.paths.map((p) => fs.readFile(p)))).map((b) => gunzipSync(b).toString('utf8'));
+    const [serviceHeader] = parseCsv(serviceText[0]);
+    const serviceRows = new Map(serviceText.flatMap((t) => parseCsv(t).slice(1)).map((row) => [row[serviceHeader.indexOf('key.id')], row]));
+    const times = users.columns.filter((c) => c.type === 'date-time').map((c) => c.name);
+    assert.ok(times.length > 0 && exported.length === records.length, 'the users table has times');
+    for (const row of exported) {
+      const service = serviceRows.get(row[header.indexOf('key.id')]);
+      for (const name of times) assert.equal(row[header.indexOf(name)], service?.[serviceHeader.indexOf(name)], `${name} of ${row[0]}`);
+    }
+    assert.match(exported[0][header.indexOf(times[0])], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
   });
 
   it('leaves neither the file asked for nor a partial one when an export is cancelled, and answers the next query', async () => {
