@@ -5,7 +5,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunningEmulator } from '../../../src/emulator/emulator';
-import type { RequestLogEntry } from '../../../src/emulator/requestLog';
 import type { DataQueryExtensionApi } from '../../../src/extension/extension';
 
 export const EXTENSION_ID = 'data-query-explorer.data-query-explorer';
@@ -63,9 +62,7 @@ export function nextRedraw(api: DataQueryExtensionApi, node: Node): Promise<void
 }
 
 /** How many requests of one operation (or sign-ins: `token`) an emulator answered. */
-export function requestsOf(emulator: RunningEmulator, operation: RequestLogEntry['operation']): number {
-  return emulator.requestLog.entries().filter((e) => e.operation === operation).length;
-}
+export { requestsOf } from '../../support/requestCounts';
 
 /** The extension's "Data Query" log of this run, as written so far ('' before the first line). */
 export function extensionLog(): string {

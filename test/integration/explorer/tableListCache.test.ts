@@ -9,7 +9,7 @@ import { isCancelled, isDqError } from '../../../src/client/errors';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { TableListCache, type TableListing } from '../../../src/extension/explorer/tableListCache';
 import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
-import { requestsOf } from './vscodeHelpers';
+import { requestsOf } from '../../support/requestCounts';
 
 const LIST_TABLES_PER_MINUTE = 5;
 
