@@ -37,7 +37,7 @@ import {
   upsertChangedSql,
   upsertStateSql,
 } from './duckdbSql';
-import { JsonEscapeFilter } from './jsonEscapes';
+import { JsonEscapeFilter, recordTooLong } from './jsonEscapes';
 import type { ApplyPlan, ApplyResult, SyncState, SyncTarget } from './syncTarget';
 
 export interface DuckdbTargetOptions {
@@ -382,6 +382,8 @@ export class DuckdbTarget implements SyncTarget {
     if (kind === 'out of memory') {
       return new DqError('io', `DuckDB ran out of memory applying ${what}: ${first}`, { hint: 'Close other programs or sync fewer tables at once.', cause: err });
     }
+    const tooLong = /"maximum_object_size" of \d+ bytes exceeded while reading file "(.*?)"/.exec(first);
+    if (tooLong) return recordTooLong(what, tooLong[1]);
     if (kind === 'invalid input' || kind === 'conversion' || kind === 'constraint') {
       return new DqError('invalidResponse', `The result files of ${what} could not be loaded: ${first}`, {
         hint: 'Sync the table again; if it fails the same way, report the table and its schema version to the provider.',
@@ -405,11 +407,12 @@ async function copyWithoutBadEscapes(file: string, copy: string, what: string, s
   } finally {
     await handle.close();
   }
-  const stages: NodeJS.ReadWriteStream[] = [...(gzip ? [createGunzip()] : []), new JsonEscapeFilter(), createGzip({ level: zlib.Z_BEST_SPEED })];
+  const stages: NodeJS.ReadWriteStream[] = [...(gzip ? [createGunzip()] : []), new JsonEscapeFilter({ table: what, file }), createGzip({ level: zlib.Z_BEST_SPEED })];
   try {
     await pipeline([createReadStream(file), ...stages, createWriteStream(copy, { mode: 0o600 })], { signal });
   } catch (err) {
     if (signal?.aborted) throw cancelled(what);
+    if (isDqError(err)) throw err; // a line the filter refuses
     throw new DqError('io', `Copying ${file} without its lone surrogate escapes failed: ${err instanceof Error ? err.message : String(err)}`, {
       hint: 'Free disk space in the work folder (--work-dir) and sync the table again.',
       cause: err,

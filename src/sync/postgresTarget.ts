@@ -373,7 +373,7 @@ export class PostgresTarget implements SyncTarget {
       await q(CREATE_STAGE);
       let records = 0;
       for (const [i, file] of plan.files.entries()) {
-        records += await copyFileToStage(session.client, file, signal);
+        records += await copyFileToStage(session.client, file, name, signal);
         this.logger.debug(`postgres: ${name}: staged file ${i + 1} of ${plan.files.length} (${records} records so far)`);
       }
       let upserted: number;
