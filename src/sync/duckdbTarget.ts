@@ -30,6 +30,7 @@ import {
   createTableSql,
   deleteChangedSql,
   insertSnapshotSql,
+  metaTable,
   schemaName,
   selectStatesSql,
   stageChangesSql,
@@ -38,7 +39,8 @@ import {
   upsertStateSql,
 } from './duckdbSql';
 import { JsonEscapeFilter, recordTooLong } from './jsonEscapes';
-import type { ApplyPlan, ApplyResult, SyncState, SyncTarget } from './syncTarget';
+import type { ApplyPlan, ApplyResult, SyncedTable, SyncState, SyncTarget } from './syncTarget';
+import { checkColumnNames, tableKey } from './targetNames';
 
 export interface DuckdbTargetOptions {
   /** the database file; its folder is created when missing */
@@ -71,6 +73,7 @@ const heldTables = new Map<string, Promise<void>>();
 
 export class DuckdbTarget implements SyncTarget {
   readonly label: string;
+  readonly namingRule = 'DuckDB does not tell upper from lower case apart in names';
   private readonly file: string;
   private readonly logger: Logger;
   private readonly clock: Clock;
@@ -113,8 +116,13 @@ export class DuckdbTarget implements SyncTarget {
     this.database = database;
   }
 
+  /** DuckDB folds ASCII letters only: `T1` is `t1`, `É` stays apart from `é`. */
+  nameKey(name: string): string {
+    return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+  }
+
   async lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>> {
-    const key = `${this.file}\u0000${namespace}\u0000${table}`;
+    const key = `${this.file}\u0000${tableKey(this, namespace, table)}`;
     const deadline = this.clock.now() + this.lockWaitMs;
     let told = false;
     for (let held = heldTables.get(key); held; held = heldTables.get(key)) {
@@ -148,6 +156,21 @@ export class DuckdbTarget implements SyncTarget {
     return this.states('ORDER BY namespace, "table"', []);
   }
 
+  async syncedTables(): Promise<SyncedTable[]> {
+    if (this.missing) return [];
+    const database = this.opened();
+    const conn = await database.instance.connect();
+    try {
+      if ((await metaColumns(conn)).size === 0) return [];
+      const reader = await conn.runAndReadAll(`SELECT namespace, "table" FROM ${metaTable(database.catalog)}`);
+      return reader.getRowsJson().map(([namespace, table]) => ({ namespace: String(namespace), table: String(table) }));
+    } catch (err) {
+      throw this.failure(err, 'the sync state');
+    } finally {
+      conn.closeSync();
+    }
+  }
+
   async hasTable(namespace: string, table: string): Promise<boolean> {
     if (this.missing) return false;
     const conn = await this.opened().instance.connect();
@@ -179,6 +202,7 @@ export class DuckdbTarget implements SyncTarget {
   }
 
   apply(plan: ApplyPlan): Promise<ApplyResult> {
+    checkColumnNames(this, plan.table);
     const database = this.opened();
     if (database.readOnly) throw new DqError('usage', `The sync database ${this.file} was opened read-only.`);
     const turn = database.applying.then(() => this.applyRepairing(database, plan));
