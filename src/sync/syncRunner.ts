@@ -11,6 +11,8 @@
 // client ID, perhaps another account on the same gateway), before any job is made for it. A
 // source recorded before client tags were is taken for this run's and rewritten. A table whose
 // meta row outlived it (someone dropped it) gets a fresh snapshot, as a table never synced does.
+// Names the target cannot keep apart (two tables or columns it would hold as one, or a name
+// holding a NUL) stop their table before any job is made (see targetNames.ts).
 // The caller opens the target before and closes it after.
 
 import * as os from 'node:os';
