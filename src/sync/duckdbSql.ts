@@ -7,6 +7,7 @@
 // ambiguous, and refused, when the file's name equals a schema's (`canvas.duckdb`).
 
 import { jsonPointer, quoteIdent, quoteString } from '../engine/sqlText';
+import { MAX_RECORD_BYTES } from './jsonEscapes';
 import type { TargetColumn, TargetTable, TargetType } from './syncTarget';
 
 /** `"sync".main.dq_sync_state`, in the database whose catalog name is `catalog`. */
@@ -101,7 +102,7 @@ export function addColumnSql(catalog: string, table: TargetTable, column: Target
 export function latestRecordsSql(table: TargetTable, files: readonly string[]): string {
   const fileList = `[${files.map(quoteString).join(', ')}]`;
   const reader =
-    `read_json(${fileList}, format='newline_delimited', compression='auto_detect', filename=true, ` +
+    `read_json(${fileList}, format='newline_delimited', compression='auto_detect', filename=true, maximum_object_size=${MAX_RECORD_BYTES}, ` +
     `columns=${recordStructs(table.columns)}) WITH ORDINALITY AS dq_records`;
   const values = table.columns.map((c) => `${columnValue(c)} AS ${quoteIdent(c.name)}`);
   const keys = keyColumns(table).map((c) => columnValue(c));

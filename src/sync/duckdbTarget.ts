@@ -30,6 +30,7 @@ import {
   createTableSql,
   deleteChangedSql,
   insertSnapshotSql,
+  metaTable,
   schemaName,
   selectStatesSql,
   stageChangesSql,
@@ -37,8 +38,9 @@ import {
   upsertChangedSql,
   upsertStateSql,
 } from './duckdbSql';
-import { JsonEscapeFilter } from './jsonEscapes';
-import type { ApplyPlan, ApplyResult, SyncState, SyncTarget } from './syncTarget';
+import { JsonEscapeFilter, recordTooLong } from './jsonEscapes';
+import type { ApplyPlan, ApplyResult, SyncedTable, SyncState, SyncTarget } from './syncTarget';
+import { checkColumnNames, tableKey } from './targetNames';
 
 export interface DuckdbTargetOptions {
   /** the database file; its folder is created when missing */
@@ -71,6 +73,7 @@ const heldTables = new Map<string, Promise<void>>();
 
 export class DuckdbTarget implements SyncTarget {
   readonly label: string;
+  readonly namingRule = 'DuckDB does not tell upper from lower case apart in names';
   private readonly file: string;
   private readonly logger: Logger;
   private readonly clock: Clock;
@@ -113,8 +116,13 @@ export class DuckdbTarget implements SyncTarget {
     this.database = database;
   }
 
+  /** DuckDB folds ASCII letters only: `T1` is `t1`, `É` stays apart from `é`. */
+  nameKey(name: string): string {
+    return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+  }
+
   async lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>> {
-    const key = `${this.file}\u0000${namespace}\u0000${table}`;
+    const key = `${this.file}\u0000${tableKey(this, namespace, table)}`;
     const deadline = this.clock.now() + this.lockWaitMs;
     let told = false;
     for (let held = heldTables.get(key); held; held = heldTables.get(key)) {
@@ -148,6 +156,21 @@ export class DuckdbTarget implements SyncTarget {
     return this.states('ORDER BY namespace, "table"', []);
   }
 
+  async syncedTables(): Promise<SyncedTable[]> {
+    if (this.missing) return [];
+    const database = this.opened();
+    const conn = await database.instance.connect();
+    try {
+      if ((await metaColumns(conn)).size === 0) return [];
+      const reader = await conn.runAndReadAll(`SELECT namespace, "table" FROM ${metaTable(database.catalog)}`);
+      return reader.getRowsJson().map(([namespace, table]) => ({ namespace: String(namespace), table: String(table) }));
+    } catch (err) {
+      throw this.failure(err, 'the sync state');
+    } finally {
+      conn.closeSync();
+    }
+  }
+
   async hasTable(namespace: string, table: string): Promise<boolean> {
     if (this.missing) return false;
     const conn = await this.opened().instance.connect();
@@ -179,6 +202,7 @@ export class DuckdbTarget implements SyncTarget {
   }
 
   apply(plan: ApplyPlan): Promise<ApplyResult> {
+    checkColumnNames(this, plan.table);
     const database = this.opened();
     if (database.readOnly) throw new DqError('usage', `The sync database ${this.file} was opened read-only.`);
     const turn = database.applying.then(() => this.applyRepairing(database, plan));
@@ -382,6 +406,8 @@ export class DuckdbTarget implements SyncTarget {
     if (kind === 'out of memory') {
       return new DqError('io', `DuckDB ran out of memory applying ${what}: ${first}`, { hint: 'Close other programs or sync fewer tables at once.', cause: err });
     }
+    const tooLong = /"maximum_object_size" of \d+ bytes exceeded while reading file "(.*?)"/.exec(first);
+    if (tooLong) return recordTooLong(what, tooLong[1]);
     if (kind === 'invalid input' || kind === 'conversion' || kind === 'constraint') {
       return new DqError('invalidResponse', `The result files of ${what} could not be loaded: ${first}`, {
         hint: 'Sync the table again; if it fails the same way, report the table and its schema version to the provider.',
@@ -405,11 +431,12 @@ async function copyWithoutBadEscapes(file: string, copy: string, what: string, s
   } finally {
     await handle.close();
   }
-  const stages: NodeJS.ReadWriteStream[] = [...(gzip ? [createGunzip()] : []), new JsonEscapeFilter(), createGzip({ level: zlib.Z_BEST_SPEED })];
+  const stages: NodeJS.ReadWriteStream[] = [...(gzip ? [createGunzip()] : []), new JsonEscapeFilter({ table: what, file }), createGzip({ level: zlib.Z_BEST_SPEED })];
   try {
     await pipeline([createReadStream(file), ...stages, createWriteStream(copy, { mode: 0o600 })], { signal });
   } catch (err) {
     if (signal?.aborted) throw cancelled(what);
+    if (isDqError(err)) throw err; // a line the filter refuses
     throw new DqError('io', `Copying ${file} without its lone surrogate escapes failed: ${err instanceof Error ? err.message : String(err)}`, {
       hint: 'Free disk space in the work folder (--work-dir) and sync the table again.',
       cause: err,

@@ -1,14 +1,19 @@
 // Streams one result object (gzip JSONL, or plain JSONL) into the staging table with
 // `COPY ... FROM STDIN`, decompressing as it reads: nothing uncompressed touches the disk
-// and memory holds a few chunks. Lines pass verbatim, except the escapes PostgreSQL cannot
-// store (`\u0000`, a lone surrogate such as `\ud83d`): they are dropped (see jsonEscapes.ts).
-// An abort or a bad file ends the COPY with CopyFail, so the session can roll back.
+// and memory holds a few chunks and at most one line. Lines pass verbatim, except the escapes
+// PostgreSQL cannot store (`\u0000`, a lone surrogate such as `\ud83d`): they are dropped; a
+// line that is not a JSON record (one reading `\.` would end the COPY early) or is too long
+// fails the file (see jsonEscapes.ts). The rows COPY staged must be the lines sent, one each,
+// or the file fails. An abort or a bad file ends the COPY with CopyFail, so the session can
+// roll back.
 
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { Client } from 'pg';
+import { DqError } from '../client/errors';
 import { from as copyFrom } from 'pg-copy-streams';
 import { isGzipMagic } from '../core/contract';
 import { JsonEscapeFilter } from './jsonEscapes';
@@ -37,14 +42,24 @@ async function openSource(file: string): Promise<{ gzip: boolean; source: Readab
   return { gzip: isGzipMagic(head.subarray(0, got)), source };
 }
 
-/** Copies one file's records into the staging table; returns how many lines it held. */
-export async function copyFileToStage(client: Client, file: string, signal?: AbortSignal): Promise<number> {
+/**
+ * Copies one file's records into the staging table of `table` (`canvas.users`, for messages);
+ * returns how many lines it held.
+ */
+export async function copyFileToStage(client: Client, file: string, table: string, signal?: AbortSignal): Promise<number> {
   signal?.throwIfAborted();
   const { gzip, source } = await openSource(file);
   const copy = client.query(copyFrom(COPY_STAGE));
-  const stages: NodeJS.ReadWriteStream[] = gzip ? [createGunzip(), new JsonEscapeFilter()] : [new JsonEscapeFilter()];
+  const lines = new JsonEscapeFilter({ table, file });
+  const stages: NodeJS.ReadWriteStream[] = gzip ? [createGunzip(), lines] : [lines];
   // a failure anywhere destroys the COPY stream, which sends CopyFail; the session's next
   // statement (the rollback) waits in the driver's queue until the server has answered it
   await pipeline([source, ...stages, copy], { signal });
+  if (copy.rowCount !== lines.lines) {
+    // a row lost or split would go unseen by every later step: the whole run fails instead
+    throw new DqError('invalidResponse', `PostgreSQL staged ${copy.rowCount} rows from ${lines.lines} lines of ${path.basename(file)}, a result file of ${table}, where each line is one row.`, {
+      hint: 'The table keeps its last complete sync. Sync it again; if it fails the same way, report the table to the provider.',
+    });
+  }
   return copy.rowCount;
 }

@@ -129,6 +129,26 @@ export function qualifiedName(namespace: string, table: string): string {
   return `${quoteIdent(namespace)}.${quoteIdent(table)}`;
 }
 
+/** The most bytes of a name PostgreSQL keeps (NAMEDATALEN - 1); it drops the rest. */
+export const NAME_BYTES = 63;
+
+/** A name as PostgreSQL keeps it: its first 63 bytes of UTF-8, never half a character. */
+export function postgresName(name: string): string {
+  const bytes = Buffer.from(name, 'utf8');
+  if (bytes.length <= NAME_BYTES) return name;
+  let cut = NAME_BYTES;
+  while (cut > 0 && (bytes[cut] & 0xc0) === 0x80) cut--; // not inside a character
+  return bytes.subarray(0, cut).toString('utf8');
+}
+
+/**
+ * The advisory lock name of a target table: its schema and table names as PostgreSQL keeps
+ * them, so names it holds as one table share one lock (and a name that fits is as before).
+ */
+export function lockKeyName(namespace: string, table: string): string {
+  return `${postgresName(namespace)}.${postgresName(table)}`;
+}
+
 /** What the meta table and messages call the target table: `canvas.users`. */
 export function lockName(namespace: string, table: string): string {
   return `${namespace}.${table}`;

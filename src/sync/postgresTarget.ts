@@ -38,11 +38,14 @@ import {
   LAST_TABLE,
   LOCK_HOLDER,
   LOCK_KEYS,
+  lockKeyName,
   lockName,
   META_COLUMNS,
   META_DDL_LOCK,
   META_SCHEMA,
   META_TABLE,
+  NAME_BYTES,
+  postgresName,
   primaryKeyClause,
   qualifiedName,
   quoteIdent,
@@ -53,7 +56,8 @@ import {
   upsertMetaRow,
 } from './postgresSql';
 import { targetColumnsOf } from './syncColumns';
-import type { ApplyPlan, ApplyResult, SyncState, SyncTarget, TargetTable } from './syncTarget';
+import { checkColumnNames } from './targetNames';
+import type { ApplyPlan, ApplyResult, SyncedTable, SyncState, SyncTarget, TargetTable } from './syncTarget';
 
 export interface PostgresTargetOptions {
   /** `postgresql://user@host:port/database`; a password here works but is best kept elsewhere */
@@ -133,6 +137,7 @@ function seconds(ms: number): string {
 
 export class PostgresTarget implements SyncTarget {
   readonly label: string;
+  readonly namingRule = `PostgreSQL keeps only the first ${NAME_BYTES} bytes of a name`;
   private readonly endpoint: PostgresEndpoint;
   private readonly logger: Logger;
   private readonly clock: Clock;
@@ -157,6 +162,10 @@ export class PostgresTarget implements SyncTarget {
     this.lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
     this.keepAliveMs = Math.max(MIN_KEEP_ALIVE_MS, options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
     this.readOnly = options.readOnly === true;
+  }
+
+  nameKey(name: string): string {
+    return postgresName(name);
   }
 
   async open(signal?: AbortSignal): Promise<void> {
@@ -209,7 +218,8 @@ export class PostgresTarget implements SyncTarget {
 
   async lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>> {
     const name = lockName(namespace, table);
-    if (this.locks.has(name)) throw new DqError('usage', `${name} is already being synced by this run.`);
+    const key = lockKeyName(namespace, table);
+    if (this.locks.has(key)) throw new DqError('usage', `${name} is already being synced by this run.`);
     const session = await this.endpoint.connect(`locking ${name}`);
     const lock: TableLock = { session, release: async () => undefined, quiet: async () => undefined };
     // the first error the driver reports is why the connection was lost (the session's own listener only logs it)
@@ -222,13 +232,13 @@ export class PostgresTarget implements SyncTarget {
       let told = false;
       for (;;) {
         signal?.throwIfAborted();
-        const { rows } = await session.client.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEYS}) AS got`, [name]);
+        const { rows } = await session.client.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEYS}) AS got`, [key]);
         if (rows[0]?.got) break;
         const waited = this.clock.now() - started;
-        if (waited >= this.lockWaitMs) throw await this.lockHeld(session, name, waited);
+        if (waited >= this.lockWaitMs) throw await this.lockHeld(session, name, key, waited);
         if (!told) {
           told = true;
-          this.logger.warn(`waiting up to ${seconds(this.lockWaitMs - waited)} for ${name} in PostgreSQL at ${this.label}: another sync${await this.holderOf(session, name)} is applying it.`);
+          this.logger.warn(`waiting up to ${seconds(this.lockWaitMs - waited)} for ${name} in PostgreSQL at ${this.label}: another sync${await this.holderOf(session, key)} is applying it.`);
         }
         // the pause between tries stays under the server's idle timeout too
         await this.clock.sleep(Math.min(pause, keepAliveMs, this.lockWaitMs - waited), signal);
@@ -248,10 +258,10 @@ export class PostgresTarget implements SyncTarget {
     lock.release = async (): Promise<void> => {
       if (released) return;
       released = true;
-      this.locks.delete(name);
+      this.locks.delete(key);
       await lock.quiet();
       try {
-        if (session.usable) await session.client.query(`SELECT pg_advisory_unlock(${LOCK_KEYS})`, [name]);
+        if (session.usable) await session.client.query(`SELECT pg_advisory_unlock(${LOCK_KEYS})`, [key]);
       } catch (err) {
         this.logger.debug(`postgres: unlocking ${name}: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
@@ -259,7 +269,7 @@ export class PostgresTarget implements SyncTarget {
         await session.close();
       }
     };
-    this.locks.set(name, lock);
+    this.locks.set(key, lock);
     this.logger.debug(`postgres: ${this.label}: locked ${name} (a statement every ${seconds(keepAliveMs)} keeps the lock's session alive)`);
     return lock.release;
   }
@@ -297,6 +307,15 @@ export class PostgresTarget implements SyncTarget {
 
   async listStates(): Promise<SyncState[]> {
     return (await this.readMeta('ORDER BY namespace, "table"')).map(stateOf);
+  }
+
+  async syncedTables(): Promise<SyncedTable[]> {
+    const doing = 'reading the meta table';
+    return this.onMain(doing, async (session) => {
+      if (this.readOnly && (await this.metaColumns(session)).size === 0) return [];
+      const { rows } = await this.run<SyncedTable>(session, doing, `SELECT namespace, "table" FROM ${META_TABLE}`);
+      return rows.map((r) => ({ namespace: r.namespace, table: r.table }));
+    });
   }
 
   async hasTable(namespace: string, table: string): Promise<boolean> {
@@ -340,11 +359,13 @@ export class PostgresTarget implements SyncTarget {
     const name = lockName(table.namespace, table.table);
     if (this.readOnly) throw new DqError('usage', `PostgreSQL at ${this.label} was opened only to read what was synced.`);
     if (keyColumns(table).length === 0) throw new DqError('usage', `${name} has no key columns, so its rows cannot be merged.`);
-    let lock = this.locks.get(name);
+    checkColumnNames(this, table);
+    const key = lockKeyName(table.namespace, table.table);
+    let lock = this.locks.get(key);
     let ownRelease: (() => Promise<void>) | undefined;
     if (!lock) {
       ownRelease = await this.lockTable(table.namespace, table.table, signal);
-      lock = this.locks.get(name)!;
+      lock = this.locks.get(key)!;
     }
     const { session } = lock;
     await lock.quiet();
@@ -373,7 +394,7 @@ export class PostgresTarget implements SyncTarget {
       await q(CREATE_STAGE);
       let records = 0;
       for (const [i, file] of plan.files.entries()) {
-        records += await copyFileToStage(session.client, file, signal);
+        records += await copyFileToStage(session.client, file, name, signal);
         this.logger.debug(`postgres: ${name}: staged file ${i + 1} of ${plan.files.length} (${records} records so far)`);
       }
       let upserted: number;
@@ -545,9 +566,9 @@ export class PostgresTarget implements SyncTarget {
   }
 
   /** Who holds the lock of a table, as ` (application, server process N from host)`; empty when unknown. */
-  private async holderOf(session: PostgresSession, name: string): Promise<string> {
+  private async holderOf(session: PostgresSession, key: string): Promise<string> {
     try {
-      const { rows } = await session.client.query<{ pid: number; application_name: string | null; client_addr: string | null }>(LOCK_HOLDER, [name]);
+      const { rows } = await session.client.query<{ pid: number; application_name: string | null; client_addr: string | null }>(LOCK_HOLDER, [key]);
       const row = rows[0];
       if (!row) return '';
       const who = row.application_name ? `${row.application_name}, ` : '';
@@ -559,8 +580,8 @@ export class PostgresTarget implements SyncTarget {
     }
   }
 
-  private async lockHeld(session: PostgresSession, name: string, waited: number): Promise<DqError> {
-    const holder = await this.holderOf(session, name);
+  private async lockHeld(session: PostgresSession, name: string, key: string, waited: number): Promise<DqError> {
+    const holder = await this.holderOf(session, key);
     return new DqError('io', `Another sync${holder} is applying ${name} in PostgreSQL at ${this.label}; waited ${seconds(waited)}.`, {
       hint: 'Run the sync again when it has finished.',
       operation: 'postgres',

@@ -11,6 +11,8 @@
 // client ID, perhaps another account on the same gateway), before any job is made for it. A
 // source recorded before client tags were is taken for this run's and rewritten. A table whose
 // meta row outlived it (someone dropped it) gets a fresh snapshot, as a table never synced does.
+// Names the target cannot keep apart (two tables or columns it would hold as one, or a name
+// holding a NUL) stop their table before any job is made (see targetNames.ts).
 // The caller opens the target before and closes it after.
 
 import * as os from 'node:os';
@@ -22,6 +24,7 @@ import { isoUtc } from '../core/isoTime';
 import { nullLogger, type Logger } from '../core/logger';
 import { compareSchemas } from './schemaChanges';
 import { targetTableOf } from './syncColumns';
+import { checkColumnNames, checkNotSyncedAs, checkTableName, collidingTables } from './targetNames';
 import type { SyncProgress, SyncStage, TableSyncReport } from './syncReport';
 import { clientTagOfSource, compareSources, serviceOfSource } from './syncSource';
 import type { SyncState, SyncTarget, TargetColumn } from './syncTarget';
@@ -72,12 +75,16 @@ export async function runSync(options: SyncRunOptions): Promise<TableSyncReport[
   const tables = options.tables === 'all' ? await client.listTables(namespace, { signal }) : [...new Set(options.tables)];
   const run = new TableRuns(options);
   for (const table of tables) run.progress(table, 'queued');
+  // names the target would hold as one table are refused before any of them is locked
+  // (a meta table that cannot be read fails each table, below, as it would otherwise)
+  const synced = await options.target.syncedTables().catch(() => []);
+  const refused = collidingTables(options.target, namespace, tables, synced);
   const reports: TableSyncReport[] = new Array(tables.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tables.length) {
       const index = next++;
-      reports[index] = await run.sync(tables[index]);
+      reports[index] = await run.sync(tables[index], refused.get(tables[index]));
     }
   };
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_SYNC_CONCURRENCY));
@@ -107,13 +114,18 @@ class TableRuns {
     this.o.onProgress?.({ namespace: this.o.namespace, table, stage, ...more });
   }
 
-  async sync(table: string): Promise<TableSyncReport> {
+  /** Syncs one table, or reports it failed with `refused` (a name the target cannot keep apart) without touching it. */
+  async sync(table: string, refused?: DqError): Promise<TableSyncReport> {
     const run: TableRun = { table, started: this.clock.now() };
     let report: TableSyncReport;
     let release: (() => Promise<void>) | undefined;
     try {
       if (this.o.signal?.aborted) throw new DqError('cancelled', 'The sync was cancelled before this table started.');
+      if (refused) throw refused;
+      checkTableName(this.o.namespace, table);
       release = await this.o.target.lockTable(this.o.namespace, table, this.o.signal);
+      // under the lock of the target table: another sync may have just recorded it under another name
+      checkNotSyncedAs(this.o.target, this.o.namespace, table, await this.o.target.syncedTables());
       report = await this.syncLocked(run);
     } catch (err) {
       report = this.failed(run, err);
@@ -136,6 +148,7 @@ class TableRuns {
     }
     if (run.kind === 'changes') this.checkSource(run);
     run.envelope = await client.getSchema(namespace, run.table, { signal });
+    checkColumnNames(target, targetTableOf(namespace, run.table, run.envelope));
     let added = this.addedColumns(run);
     const since = run.kind === 'changes' ? run.state?.point : undefined;
     if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) {
@@ -179,6 +192,7 @@ class TableRuns {
           hint: 'Try again in a few minutes, once the service gives the new schema.',
         });
       }
+      checkColumnNames(target, targetTableOf(namespace, run.table, run.envelope));
       added = this.addedColumns(run);
     }
     const folder = await makeWorkFolder(this.o.workDir ?? os.tmpdir());

@@ -7,6 +7,7 @@
 // claims a point whose changes are not applied.
 
 import type { JsonSchema } from '../core/contract';
+import type { TargetNaming } from './targetNames';
 
 /** A column type in the target, mapped from the schema with care (see syncColumns.ts). */
 export type TargetType = 'integer' | 'bigint' | 'double' | 'boolean' | 'timestamptz' | 'date' | 'text' | 'json';
@@ -29,6 +30,12 @@ export interface TargetTable {
   schemaVersion: number;
   /** the table's JSON schema as the service gave it, kept in the meta table */
   schema: JsonSchema;
+}
+
+/** A service table the meta table records. */
+export interface SyncedTable {
+  namespace: string;
+  table: string;
 }
 
 /** One row of `dq_sync_state`. */
@@ -72,7 +79,7 @@ export interface ApplyResult {
   rows: number;
 }
 
-export interface SyncTarget {
+export interface SyncTarget extends TargetNaming {
   /** how the target is shown to a person: a file path, or a URL without its password */
   readonly label: string;
   /**
@@ -82,12 +89,15 @@ export interface SyncTarget {
   open(signal?: AbortSignal): Promise<void>;
   /**
    * Takes the advisory lock of one table, so two syncs of the same target never apply the
-   * same table at once; waits a bounded time, then fails with a message naming the holder
-   * where known. The release is safe to call twice.
+   * same table at once; names the target holds as one table (of one `nameKey`) share one
+   * lock. Waits a bounded time, then fails with a message naming the holder where known. The
+   * release is safe to call twice.
    */
   lockTable(namespace: string, table: string, signal?: AbortSignal): Promise<() => Promise<void>>;
   readState(namespace: string, table: string): Promise<SyncState | undefined>;
   listStates(): Promise<SyncState[]>;
+  /** The names of the tables the meta table records (without the rest of their rows: cheap). */
+  syncedTables(): Promise<SyncedTable[]>;
   /** Whether the table `<namespace>.<table>` exists in the target (a meta row may outlive it). */
   hasTable(namespace: string, table: string): Promise<boolean>;
   /**

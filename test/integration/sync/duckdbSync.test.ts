@@ -22,6 +22,7 @@ import {
   columnTypes,
   keyCountOf,
   LogLines,
+  renamingClient,
   sourceOf,
   syncedRows,
   SyncFixture,
@@ -416,5 +417,77 @@ describe('sync to a DuckDB file from the emulator', function () {
       await failing.close();
     }
     assert.deepEqual(await fs.readdir(work), []);
+  });
+
+  describe('names the service sends that DuckDB cannot keep apart', () => {
+    /** The tables' rows as synced, read with every name quoted whatever it holds. */
+    async function tableInfo(file: string, table: string): Promise<{ columns: string[]; rows: number }> {
+      return withDatabase(file, async (db) => {
+        const conn = await db.connect();
+        try {
+          const q = (n: string): string => `"${n.replace(/"/g, '""')}"`;
+          const info = await conn.runAndReadAll('SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position', ['canvas', table]);
+          const count = await conn.runAndReadAll(`SELECT count(*) FROM canvas.${q(table)}`);
+          return { columns: info.getRowsJson().map(([n]) => String(n)), rows: Number(count.getRowsJson()[0][0]) };
+        } finally {
+          conn.closeSync();
+        }
+      });
+    }
+
+    it('refuses two tables whose names differ in case only, naming both; once one is synced it syncs on and the other is refused', async () => {
+      const file = path.join(fixture.dir, 'case-tables.duckdb');
+      const source = sourceOf(fixture.client);
+      const both = renamingClient(fixture.client, { tables: { t1: 'users', T1: 'accounts' } });
+      const refused = await sync(file, { client: both, source, namespace: 'canvas', tables: 'all' });
+      assert.deepEqual(refused.map((r) => [r.table, r.outcome]), [['t1', 'failed'], ['T1', 'failed']]);
+      for (const r of refused) {
+        assert.match(r.error?.message ?? '', /"canvas\.(t1|T1)" and "canvas\.(t1|T1)" would be one table in .*: DuckDB does not tell upper from lower case apart/);
+        assert.match(r.error?.hint ?? '', /different targets/);
+      }
+      assert.equal(both.jobs, 0);
+      assert.deepEqual(await states(file), []);
+
+      const [first] = await sync(file, { client: renamingClient(fixture.client, { tables: { t1: 'users' } }), source, namespace: 'canvas', tables: ['t1'] });
+      assert.equal(first.outcome, 'synced', JSON.stringify(first));
+      const again = await sync(file, { client: renamingClient(fixture.client, { tables: { t1: 'users', T1: 'accounts' } }), source, namespace: 'canvas', tables: 'all', resnapshot: true });
+      const [t1, T1] = again;
+      assert.equal(t1.outcome, 'synced', JSON.stringify(t1));
+      assert.equal(T1.outcome, 'failed');
+      assert.match(T1.error?.message ?? '', /^"canvas\.T1" would be stored as the table "canvas\.t1" already synced in .*DuckDB does not tell upper from lower case apart.*the rows of "canvas\.t1" stay as they are/);
+      assert.deepEqual((await states(file)).map((s) => s.table), ['t1']);
+      const users = await fixture.reference('canvas', 'users', t1.point!);
+      assert.equal((await tableInfo(file, 't1')).rows, users.rows.size, 't1 holds the users, not the accounts');
+    });
+
+    it('refuses a table whose columns DuckDB takes for one (name, NAME) or cannot hold (a NUL), naming them, before any job', async () => {
+      const file = path.join(fixture.dir, 'case-columns.duckdb');
+      const source = sourceOf(fixture.client);
+      for (const [columns, said] of [
+        [{ sortable_name: 'NAME' }, /^The schema of canvas\.users has columns that would be one column in .*: "name" and "NAME" \(DuckDB does not tell upper from lower case apart/],
+        [{ locale: 'loc\u0000ale' }, /^The schema of canvas\.users names columns no database can hold: "loc\\u0000ale" holds a NUL character/],
+      ] as const) {
+        const client = renamingClient(fixture.client, { tables: { users: 'users' }, columns });
+        const [r] = await sync(file, { client, source, namespace: 'canvas', tables: ['users'] });
+        assert.equal(r.outcome, 'failed');
+        assert.equal(r.error?.kind, 'invalidResponse');
+        assert.match(r.error?.message ?? '', said);
+        assert.match(r.error?.hint ?? '', /Report the table/);
+        assert.equal(client.jobs, 0);
+      }
+      assert.deepEqual(await states(file), []);
+    });
+
+    it('syncs tables and columns named with quotes, semicolons and full-width letters intact', async () => {
+      const file = path.join(fixture.dir, 'odd-names.duckdb');
+      const table = 'we"ird; DROP TABLE x;--Ｕｓｅｒｓ';
+      const client = renamingClient(fixture.client, { tables: { [table]: 'users' }, columns: { name: 'na"me; --', sortable_name: 'Ｓｏｒｔａｂｌｅ\'s' } });
+      const [r] = await sync(file, { client, source: sourceOf(fixture.client), namespace: 'canvas', tables: [table] });
+      assert.equal(r.outcome, 'synced', JSON.stringify(r));
+      const info = await tableInfo(file, table);
+      assert.ok(info.columns.includes('na"me; --') && info.columns.includes('Ｓｏｒｔａｂｌｅ\'s'), info.columns.join(', '));
+      assert.equal(info.rows, (await fixture.reference('canvas', 'users', r.point!)).rows.size);
+      assert.deepEqual((await states(file)).map((s) => s.table), [table]);
+    });
   });
 });

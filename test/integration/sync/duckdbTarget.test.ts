@@ -213,6 +213,21 @@ describe('the DuckDB sync target', function () {
     assert.deepEqual(await snapshotOf(file), before, 'after an abort');
   });
 
+  it('refuses a record past the record limit in the words the PostgreSQL target uses, naming the table and file', async () => {
+    const file = path.join(dir, 'long-record.duckdb');
+    await withTarget(file, async (t) => t.apply(plan('snapshot', [await gz([u(1, T0, { name: 'one' })])], T0)));
+    const before = await snapshotOf(file);
+    // DuckDB reads somewhat past its limit before it refuses: twice the limit is past either way
+    const long = await gz([u(2, T1, { name: 'x'.repeat(2 * 16 * 1024 * 1024) })]);
+    await assert.rejects(withTarget(file, (t) => t.apply(plan('snapshot', [long], T1))), (err: Error & { kind?: string; hint?: string }) => {
+      assert.equal(err.kind, 'invalidResponse');
+      assert.equal(err.message, `A record in ${path.basename(long)}, a result file of school.people, is longer than 16 MiB, the most a sync loads as one record.`);
+      assert.match(err.hint ?? '', /keeps its last complete sync/);
+      return true;
+    });
+    assert.deepEqual(await snapshotOf(file), before);
+  });
+
   it('asks for a fresh snapshot when the synced table has gone from the database', async () => {
     const file = path.join(dir, 'dropped.duckdb');
     await withTarget(file, async (t) => t.apply(plan('snapshot', [await gz([u(1, T0, { name: 'one' })])], T0)));

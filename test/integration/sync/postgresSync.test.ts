@@ -22,7 +22,7 @@ import type { TableSyncReport } from '../../../src/sync/syncReport';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { runDq } from '../../support/cliHarness';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
-import { assertSameRows, dqEnvOf, keyCountOf, LogLines, sourceOf, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows, type SyncOptions } from './syncFixture';
+import { assertSameRows, dqEnvOf, keyCountOf, LogLines, renamingClient, sourceOf, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows, type SyncOptions } from './syncFixture';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 3000;
@@ -394,5 +394,89 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
     } finally {
       await holder.end();
     }
+  });
+
+  describe('names the service sends that PostgreSQL cannot keep apart', () => {
+    // 62 bytes of é, then a character of 2 (é) or 3 (€) bytes: PostgreSQL keeps 63 bytes without
+    // cutting a character, so both are the same 62 bytes there (a cut by bytes alone would differ)
+    const stem = 'é'.repeat(31);
+    const [A, B] = [`${stem}é_users`, `${stem}€_accounts`];
+
+    async function tablesIn(namespace: string): Promise<string[]> {
+      return (await pg.admin<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY 1`, [namespace])).map((r) => r.name);
+    }
+
+    it('refuses two tables whose names share their first 63 bytes, naming both; once one is synced it syncs on and the other is refused', async () => {
+      await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DELETE FROM public.dq_sync_state WHERE namespace = 'canvas'`).catch(() => undefined);
+      const source = sourceOf(fixture.client);
+      const both = renamingClient(fixture.client, { tables: { [A]: 'users', [B]: 'accounts' } });
+      const refused = await sync({ client: both, source, namespace: 'canvas', tables: 'all' });
+      assert.deepEqual(refused.map((r) => r.outcome), ['failed', 'failed']);
+      for (const r of refused) {
+        assert.ok(r.error?.message.includes(JSON.stringify(`canvas.${A}`)) && r.error.message.includes(JSON.stringify(`canvas.${B}`)), r.error?.message);
+        assert.match(r.error?.message ?? '', /would be one table in .*PostgreSQL keeps only the first 63 bytes of a name/);
+      }
+      assert.equal(both.jobs, 0);
+      assert.deepEqual(await tablesIn('canvas'), []);
+
+      const [first] = await sync({ client: renamingClient(fixture.client, { tables: { [A]: 'users' } }), source, namespace: 'canvas', tables: [A] });
+      assert.equal(first.outcome, 'synced', JSON.stringify(first));
+      const [a, b] = await sync({ client: renamingClient(fixture.client, { tables: { [A]: 'users', [B]: 'accounts' } }), source, namespace: 'canvas', tables: 'all', resnapshot: true });
+      assert.equal(a.outcome, 'synced', JSON.stringify(a));
+      assert.equal(b.outcome, 'failed');
+      assert.ok(b.error?.message.startsWith(`${JSON.stringify(`canvas.${B}`)} would be stored as the table ${JSON.stringify(`canvas.${A}`)} already synced`), b.error?.message);
+      assert.deepEqual((await states()).filter((s) => s.namespace === 'canvas').map((s) => s.table), [A]);
+      assert.deepEqual(await tablesIn('canvas'), [stem]);
+      const [{ n }] = await pg.admin<{ n: string }>(`SELECT count(*)::text AS n FROM canvas.${quote(stem)}`);
+      assert.equal(Number(n), (await fixture.reference('canvas', 'users', a.point!)).rows.size, 'the table holds the users, not the accounts');
+    });
+
+    it('one lock for the names of one table: a second sync of the other name waits for the first', async () => {
+      const first = new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir });
+      const second = new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir, lockWaitMs: 200 });
+      await withTarget(first, async () => {
+        const release = await first.lockTable('canvas', A);
+        try {
+          await withTarget(second, async () => {
+            await assert.rejects(second.lockTable('canvas', B), (err: Error & { kind?: string }) => {
+              assert.equal(err.kind, 'io');
+              assert.match(err.message, /Another sync .* is applying canvas\./);
+              return true;
+            });
+          });
+        } finally {
+          await release();
+        }
+      });
+    });
+
+    it('refuses a table whose columns share their first 63 bytes or hold a NUL, naming them, before any job (not as a network error)', async () => {
+      await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DELETE FROM public.dq_sync_state WHERE namespace = 'canvas'`).catch(() => undefined);
+      const long = 'x'.repeat(63);
+      for (const [columns, said] of [
+        [{ name: `${long}_name`, sortable_name: `${long}_sortable` }, 'The schema of canvas.users has columns that would be one column in postgresql://'],
+        [{ locale: 'loc\u0000ale' }, 'The schema of canvas.users names columns no database can hold: "loc\\u0000ale" holds a NUL character'],
+      ] as const) {
+        const client = renamingClient(fixture.client, { tables: { users: 'users' }, columns });
+        const [r] = await sync({ client, source: sourceOf(fixture.client), namespace: 'canvas', tables: ['users'] });
+        assert.equal(r.outcome, 'failed');
+        assert.equal(r.error?.kind, 'invalidResponse', JSON.stringify(r.error));
+        assert.ok(r.error?.message.startsWith(said), r.error?.message);
+        if ('name' in columns) assert.ok(r.error?.message.includes(`${JSON.stringify(`${long}_name`)} and ${JSON.stringify(`${long}_sortable`)} (PostgreSQL keeps only the first 63 bytes of a name)`), r.error?.message);
+        assert.equal(client.jobs, 0);
+      }
+      assert.deepEqual(await tablesIn('canvas'), []);
+    });
+
+    it('syncs tables and columns named with quotes, semicolons and full-width letters intact', async () => {
+      const table = 'we"ird; DROP TABLE x;--Ｕｓｅｒｓ';
+      const client = renamingClient(fixture.client, { tables: { [table]: 'users' }, columns: { name: 'na"me; --', sortable_name: 'Ｓｏｒｔａｂｌｅ\'s' } });
+      const [r] = await sync({ client, source: sourceOf(fixture.client), namespace: 'canvas', tables: [table] });
+      assert.equal(r.outcome, 'synced', JSON.stringify(r));
+      const columns = (await pg.admin<{ name: string }>(`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = 'canvas' AND table_name = $1`, [table])).map((c) => c.name);
+      assert.ok(columns.includes('na"me; --') && columns.includes('Ｓｏｒｔａｂｌｅ\'s'), columns.join(', '));
+      const [{ n }] = await pg.admin<{ n: string }>(`SELECT count(*)::text AS n FROM canvas.${quote(table)}`);
+      assert.equal(Number(n), (await fixture.reference('canvas', 'users', r.point!)).rows.size);
+    });
   });
 });

@@ -460,6 +460,31 @@ describe('sync: PostgreSQL target (real server)', function () {
     assert.equal((await t.readState('canvas', 'users'))?.point, '2026-11-20T12:00:00Z');
   });
 
+  it('a resnapshot whose file holds a line \\. (which ends COPY early) fails naming the line and keeps the table as it was', async () => {
+    const { t, keptLastRun } = await seeded();
+    const records = [1, 2, 3].map((id) => line({ ts: '2026-11-20T09:00:00Z', key: { id }, value: { name: `new ${id}` } }));
+    for (const lines of [[records[0], '\\.', records[1], records[2]], [records[0], '\\.\r', records[1], records[2]]]) {
+      const file = await writeGzJsonl(tmp, lines);
+      for (const kind of ['snapshot', 'changes'] as const) {
+        const err = await rejection(t.apply(plan(kind, [file], '2026-11-20T12:00:00Z')));
+        assert.equal(err.kind, 'invalidResponse', err.describe());
+        assert.match(err.message, new RegExp(`^Line 2 of ${path.basename(file).replace(/\./g, '\\.')}, a result file of canvas\\.users, is not a JSON record`));
+        assert.match(err.hint ?? '', /keeps its last complete sync/);
+        await keptLastRun(`${kind} of ${JSON.stringify(lines[1])}`);
+      }
+    }
+  });
+
+  it('refuses a record longer than 16 MiB naming the table, file and line, and keeps the table as it was', async () => {
+    const { t, keptLastRun } = await seeded();
+    const long = line({ ts: '2026-11-20T09:00:00Z', key: { id: 9 }, value: { name: 'x'.repeat(17 * 1024 * 1024) } });
+    const file = await writeGzJsonl(tmp, [line({ ts: '2026-11-20T09:00:00Z', key: { id: 8 }, value: { name: 'short' } }), long]);
+    const err = await rejection(t.apply(plan('snapshot', [file], '2026-11-20T12:00:00Z')));
+    assert.equal(err.kind, 'invalidResponse', err.describe());
+    assert.equal(err.message, `The record on line 2 of ${path.basename(file)}, a result file of canvas.users, is longer than 16 MiB, the most a sync loads as one record.`);
+    await keptLastRun();
+  });
+
   /** Holds the table's meta row, so an apply gets as far as writing it (its rows applied) and waits. */
   const HOLD_META_ROW = `BEGIN; SELECT 1 FROM public.dq_sync_state WHERE namespace = 'canvas' AND "table" = 'users' FOR UPDATE`;
 

@@ -24,9 +24,10 @@ import { COMMIT_INTERVAL_MS, type ChangeRecord } from '../../../src/emulator/sam
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
 import { flatColumns, tableSchema, type FlatColumn } from '../../../src/emulator/sampleData/tableModel';
 import { syncServiceConfig } from '../../../src/extension/sync/syncServiceConfig';
+import type { JsonSchema } from '../../../src/core/contract';
 import type { SyncRunRequest } from '../../../src/sync/syncProtocol';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
-import { runSync, type SyncRunOptions } from '../../../src/sync/syncRunner';
+import { runSync, type SyncClient, type SyncRunOptions } from '../../../src/sync/syncRunner';
 import { sourceIdentity } from '../../../src/sync/syncSource';
 import type { SyncState, SyncTarget } from '../../../src/sync/syncTarget';
 
@@ -412,4 +413,63 @@ export function hostServiceOf(emulator: RunningEmulator): Promise<SyncRunRequest
     { kind: 'sample', name: 'Sample data' },
     { sample: async () => emulator, credentials: async () => assert.fail('a sample connection needs no stored credentials'), proxySettings: () => ({}), rateLimits: () => ({}), userAgent: 'dq-test' },
   );
+}
+
+/** What a service that names things otherwise answers, as `renamingClient` serves it. */
+export interface RenamedService {
+  /** the tables it lists (each served as the emulator's table named here) */
+  tables: Record<string, string>;
+  /** members of the key and value (schema and records) served under another name: the emulator's name -> the one served */
+  columns?: Record<string, string>;
+  /** more members of the value schema (in no record) */
+  moreValue?: Record<string, JsonSchema>;
+}
+
+/** Renames the members of an object, keeping their order. */
+function renamed<T>(members: Record<string, T>, names: Record<string, string>): Record<string, T> {
+  return Object.fromEntries(Object.entries(members).map(([name, v]) => [names[name] ?? name, v]));
+}
+
+/**
+ * The emulator as a service that names its tables and columns otherwise (names the service
+ * controls: the sync must take them as untrusted); `jobs` counts the jobs it made.
+ */
+export function renamingClient(client: DataQueryClient, service: RenamedService): SyncClient & { jobs: number } {
+  const real = (table: string): string => service.tables[table] ?? assert.fail(`no table ${table} in the renamed service`);
+  const names = service.columns ?? {};
+  const wrapped = {
+    jobs: 0,
+    listTables: async () => Object.keys(service.tables),
+    getSchema: async (namespace: string, table: string, opts?: Parameters<SyncClient['getSchema']>[2]) => {
+      const envelope = structuredClone(await client.getSchema(namespace, real(table), opts));
+      const parts = (envelope.schema.properties ?? {}) as Record<string, JsonSchema & { properties?: Record<string, JsonSchema>; required?: string[] }>;
+      for (const part of [parts.key, parts.value]) {
+        if (!part?.properties) continue;
+        part.properties = renamed(part.properties, names);
+        if (part.required) part.required = part.required.map((n) => names[n] ?? n);
+      }
+      if (service.moreValue && parts.value) parts.value.properties = { ...parts.value.properties, ...service.moreValue };
+      return envelope;
+    },
+    runJob: async (...args: Parameters<SyncClient['runJob']>) => {
+      wrapped.jobs++;
+      const [namespace, table, ...rest] = args;
+      return client.runJob(namespace, real(table), ...rest);
+    },
+    downloadJob: async (...args: Parameters<SyncClient['downloadJob']>) => {
+      const files = await client.downloadJob(...args);
+      if (Object.keys(names).length === 0) return files;
+      for (const file of files) {
+        const lines = gunzipSync(await fs.readFile(file.path)).toString('utf8').split('\n').filter((l) => l);
+        const records = lines.map((l) => {
+          const record = JSON.parse(l) as Record<string, unknown>;
+          for (const part of ['key', 'value']) if (record[part]) record[part] = renamed(record[part] as Record<string, unknown>, names);
+          return JSON.stringify(record);
+        });
+        await fs.writeFile(file.path, gzipSync(records.map((r) => `${r}\n`).join('')));
+      }
+      return files;
+    },
+  };
+  return wrapped;
 }
