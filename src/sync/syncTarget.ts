@@ -7,7 +7,6 @@
 // claims a point whose changes are not applied.
 
 import type { JsonSchema } from '../core/contract';
-import type { TargetNaming } from './targetNames';
 
 /** A column type in the target, mapped from the schema with care (see syncColumns.ts). */
 export type TargetType = 'integer' | 'bigint' | 'double' | 'boolean' | 'timestamptz' | 'date' | 'text' | 'json';
@@ -33,6 +32,14 @@ export interface TargetTable {
 }
 
 /** A service table the meta table records. */
+/** How a target tells names apart. */
+export interface TargetNaming {
+  /** the form in which the target compares a name: two names of one key are one table, schema or column there */
+  nameKey(name: string): string;
+  /** why two names can be one in the target, for messages: `DuckDB does not tell upper from lower case apart` */
+  readonly namingRule: string;
+}
+
 export interface SyncedTable {
   namespace: string;
   table: string;

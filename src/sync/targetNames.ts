@@ -8,15 +8,7 @@
 // table's job is made, and names the table and the names involved.
 
 import { DqError } from '../client/errors';
-import type { SyncedTable, TargetTable } from './syncTarget';
-
-/** How a target tells names apart. */
-export interface TargetNaming {
-  /** the form in which the target compares a name: two names of one key are one table, schema or column there */
-  nameKey(name: string): string;
-  /** why two names can be one in the target, for messages: `DuckDB does not tell upper from lower case apart` */
-  readonly namingRule: string;
-}
+import type { SyncedTable, TargetNaming, TargetTable } from './syncTarget';
 
 /** A name as messages show it: quoted, a NUL or a control character as its escape. */
 export function shownName(name: string): string {
