@@ -14,6 +14,7 @@ import { EXIT } from './exitCodes';
 import { progressWanted, stderrLogger } from './globalOptions';
 import { requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
+import { printLines } from './terminalLine';
 
 /** The namespaces production deployments serve, searched when none are named. */
 const DEFAULT_NAMESPACES = ['canvas', 'canvas_logs', 'catalog', 'new_quizzes'];
@@ -45,7 +46,7 @@ export const findColumnCommand: CommandSpec = {
       );
     });
     progress.done();
-    for (const problem of read.problems) ctx.io.stderr.write(`dq: warning: ${problem}\n`);
+    printLines(ctx.io.stderr, read.problems.map((problem) => `dq: warning: ${problem}`));
     const matches = findColumns(text, read.tables);
     if (ctx.args.options.json) {
       printJson(ctx, {
@@ -54,7 +55,7 @@ export const findColumnCommand: CommandSpec = {
       });
     } else {
       const width = Math.max(0, ...matches.map((m) => qualifiedName(m).length));
-      for (const m of matches) ctx.io.stdout.write(`${`${qualifiedName(m).padEnd(width)}  ${m.column.type}  ${(m.column.description ?? '').replace(/\s+/g, ' ')}`.trimEnd()}\n`);
+      printLines(ctx.io.stdout, matches.map((m) => `${qualifiedName(m).padEnd(width)}  ${m.column.type}  ${(m.column.description ?? '').replace(/\s+/g, ' ')}`.trimEnd()));
     }
     // nothing could be read at all: the warnings above say why
     return read.tables.length === 0 && read.problems.length > 0 ? EXIT.notFound : EXIT.ok;

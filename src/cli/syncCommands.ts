@@ -20,6 +20,7 @@ import { EXIT, exitCodeFor } from './exitCodes';
 import { progressWanted, stderrLogger } from './globalOptions';
 import { parseDateTime, requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
+import { printLines } from './terminalLine';
 import { expandTargetHome, userPath } from './userPaths';
 
 const TO_OPTION: OptionSpec = {
@@ -118,9 +119,9 @@ export const syncCommand: CommandSpec = {
       rateLimits,
     );
     if (o.json) printJson(ctx, { target: target.label, tables: reports });
-    else ctx.io.stdout.write(formatReports(reports));
+    else printLines(ctx.io.stdout, formatReports(reports));
     const notSynced = reports.filter((r) => r.outcome === 'failed' || r.outcome === 'cancelled');
-    if (notSynced.length > 0) ctx.io.stderr.write(`dq: ${notSynced.length} of ${reports.length} tables did not sync; ${target.label} keeps their last complete sync.\n`);
+    if (notSynced.length > 0) printLines(ctx.io.stderr, [`dq: ${notSynced.length} of ${reports.length} tables did not sync; ${target.label} keeps their last complete sync.`]);
     return exitCodeOf(reports);
   },
 };
@@ -151,9 +152,10 @@ export const syncStatusCommand: CommandSpec = {
     if (ctx.args.options.json) {
       printJson(ctx, { target: target.label, tables: rows });
     } else if (rows.length === 0) {
-      ctx.io.stderr.write(`dq: no table has been synced to ${target.label} yet.\n`);
+      printLines(ctx.io.stderr, [`dq: no table has been synced to ${target.label} yet.`]);
     } else {
-      ctx.io.stdout.write(
+      printLines(
+        ctx.io.stdout,
         columns(
           rows.map((s) => [
             `${s.namespace}.${s.table}`,
@@ -256,7 +258,7 @@ export function progressText(p: SyncProgress, now = Date.now()): string | undefi
   }
 }
 
-function formatReports(reports: TableSyncReport[]): string {
+function formatReports(reports: TableSyncReport[]): string[] {
   return columns(
     reports.map((r) => {
       const name = `${r.namespace}.${r.table}`;
@@ -280,10 +282,10 @@ function formatReports(reports: TableSyncReport[]): string {
 }
 
 /** Rows of cells as aligned columns; a row's last cell is never padded. */
-function columns(rows: string[][]): string {
+function columns(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => `${row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd()}\n`).join('');
+  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd());
 }
 
 /** 0 when every table synced or had nothing new; otherwise the code of the first table that did not. */
