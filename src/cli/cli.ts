@@ -3,6 +3,7 @@
 
 import { DqError, isCancelled } from '../client/errors';
 import { redact } from '../core/logger';
+import { SchemaError } from '../core/schema';
 import { CLIENT_VERSION as VERSION } from '../client/version';
 import { parseArgs, UsageError, type OptionSpec } from './argParser';
 import { forCommandLine } from './cliHints';
@@ -76,30 +77,35 @@ function optionsOf(command: CommandSpec): OptionSpec[] {
 
 function report(thrown: unknown, io: CliIo): number {
   // a progress line still on screen stays there, and the error goes on a line of its own
-  terminalLine(io.stderr).end();
+  const terminal = terminalLine(io.stderr);
+  terminal.end();
+  // the terminal line prints the service's words (in messages, ids) with their control characters made visible
+  const stack = (text: string): void => terminal.print(text.split('\n'));
+  const failure = thrown instanceof JobStageError ? thrown.failure : thrown;
+  // a schema that cannot be read is an answer of the service that cannot be understood
+  const err = failure instanceof SchemaError ? new DqError(failure.kind, failure.message) : failure;
   // once the job exists, the line ends saying how to get its files later
-  const err = thrown instanceof JobStageError ? thrown.failure : thrown;
   const followUp = thrown instanceof JobStageError ? jobFollowUp(thrown.job, err) : '';
   const withFollowUp = (line: string): string => (followUp ? `${sentence(line)} ${followUp}` : line);
   if (err instanceof UsageError) {
-    io.stderr.write(`dq: usage: ${redact(err.message)}\n`);
+    terminal.print(`dq: usage: ${redact(err.message)}`);
     return EXIT.usage;
   }
   if (isCancelled(err) || io.interrupt.aborted) {
     // nobody reads the output any more: stop without a word, as `dq ... | head` expects
     if (isOutputClosed(io.interrupt.reason)) return EXIT.interrupted;
-    io.stderr.write(`dq: cancelled: ${redact(withFollowUp(CANCELLED_TEXT))}\n`);
+    terminal.print(`dq: cancelled: ${redact(withFollowUp(CANCELLED_TEXT))}`);
     return EXIT.interrupted;
   }
   if (err instanceof DqError) {
-    io.stderr.write(`dq: ${redact(withFollowUp(forCommandLine(err).describe()))}\n`);
-    if (io.env.DQ_DEBUG === '1' && err.stack) io.stderr.write(`${redact(err.stack)}\n`);
+    terminal.print(`dq: ${redact(withFollowUp(forCommandLine(err).describe()))}`);
+    if (io.env.DQ_DEBUG === '1' && err.stack) stack(redact(err.stack));
     return exitCodeFor(err);
   }
   const e = err as NodeJS.ErrnoException;
   const what = e && typeof e.code === 'string' && e.syscall ? `cannot ${e.syscall} ${e.path ?? ''}`.trim() + ` (${e.code})` : String(e?.message ?? err);
-  io.stderr.write(`dq: error: ${redact(what)}. Set DQ_DEBUG=1 for details.${followUp ? ` ${redact(followUp)}` : ''}\n`);
-  if (io.env.DQ_DEBUG === '1' && e?.stack) io.stderr.write(`${redact(e.stack)}\n`);
+  terminal.print(`dq: error: ${redact(what)}. Set DQ_DEBUG=1 for details.${followUp ? ` ${redact(followUp)}` : ''}`);
+  if (io.env.DQ_DEBUG === '1' && e?.stack) stack(redact(e.stack));
   return EXIT.service;
 }
 

@@ -6,12 +6,14 @@ import { DqError, isDqError } from '../client/errors';
 import { columnsOf, type Column } from '../core/schema';
 import type { JobRecord, SchemaEnvelope, ServiceErrorBody } from '../core/contract';
 import { redact } from '../core/logger';
+import { jsonWithVisibleControls } from '../core/visibleControls';
 import { UsageError } from './argParser';
 import type { CommandContext, CommandSpec } from './commandSpec';
 import { EXIT } from './exitCodes';
 import { createClient, progressWanted } from './globalOptions';
 import { requireId, requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
+import { printLines } from './terminalLine';
 
 export async function withClient<T>(ctx: CommandContext, work: (client: DataQueryClient) => Promise<T>, rateLimits?: DataQueryClientOptions['rateLimits']): Promise<T> {
   const client = createClient(ctx.args.options, ctx.io, ctx.args.given, rateLimits);
@@ -22,8 +24,9 @@ export async function withClient<T>(ctx: CommandContext, work: (client: DataQuer
   }
 }
 
+/** JSON on stdout, exact, with no raw control character even where JSON allows one. */
 export function printJson(ctx: CommandContext, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  ctx.io.stdout.write(`${jsonWithVisibleControls(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** A job record as dq prints it: the texts of its error redacted (a failed job's message may quote a signed link). */
@@ -58,7 +61,7 @@ export const tablesCommand: CommandSpec = {
     const namespace = requireName(ns, 'namespace');
     const tables = await withClient(ctx, (c) => c.listTables(namespace, { signal: ctx.io.interrupt }));
     if (ctx.args.options.json) printJson(ctx, { tables });
-    else for (const t of tables) ctx.io.stdout.write(`${t}\n`);
+    else printLines(ctx.io.stdout, tables);
     return EXIT.ok;
   },
 };
@@ -80,20 +83,22 @@ export const columnsCommand: CommandSpec = {
   summary: 'list a table\'s columns: name, type, key, required, description',
   options: [],
   async run(ctx) {
-    const columns = columnsOf(await fetchSchema(ctx, this.usage));
+    const envelope = await fetchSchema(ctx, this.usage);
+    const [namespace, table] = ctx.args.positionals;
+    const columns = columnsOf(envelope, `${namespace}.${table}`);
     if (ctx.args.options.json) {
       printJson(
         ctx,
         columns.map((c) => ({ name: c.name, type: c.type, key: c.part === 'key', required: c.required, description: c.description ?? null, problem: c.problem ?? null })),
       );
     } else {
-      ctx.io.stdout.write(formatColumns(columns));
+      printLines(ctx.io.stdout, formatColumns(columns));
     }
     return EXIT.ok;
   },
 };
 
-function formatColumns(columns: Column[]): string {
+function formatColumns(columns: Column[]): string[] {
   const rows = columns.map((c) => [
     c.name,
     c.type,
@@ -102,7 +107,7 @@ function formatColumns(columns: Column[]): string {
     [c.description ?? '', c.problem ? `(not read whole: ${c.problem})` : ''].join(' ').replace(/\s+/g, ' ').trim(),
   ]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length), 1));
-  return rows.map((r) => `${r.slice(0, 4).map((v, i) => v.padEnd(widths[i])).join('  ')}  ${r[4]}`.trimEnd() + '\n').join('');
+  return rows.map((r) => `${r.slice(0, 4).map((v, i) => v.padEnd(widths[i])).join('  ')}  ${r[4]}`.trimEnd());
 }
 
 export const jobCommand: CommandSpec = {

@@ -15,6 +15,7 @@ import { EXIT, exitCodeFor } from './exitCodes';
 import { progressWanted, stderrLogger } from './globalOptions';
 import { requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
+import { printLines } from './terminalLine';
 
 /** The namespaces production deployments serve, searched when none are named. */
 const DEFAULT_NAMESPACES = ['canvas', 'canvas_logs', 'catalog', 'new_quizzes'];
@@ -48,7 +49,7 @@ export const findColumnCommand: CommandSpec = {
     progress.done();
     // a namespace that could not be listed is an error, as grep's missing file is: the others still answer
     const unlisted = new Set(read.unlisted.map((u) => u.problem));
-    for (const problem of read.problems) ctx.io.stderr.write(`dq: ${unlisted.has(problem) ? '' : 'warning: '}${problem}\n`);
+    printLines(ctx.io.stderr, read.problems.map((problem) => `dq: ${unlisted.has(problem) ? '' : 'warning: '}${problem}`));
     const matches = findColumns(text, read.tables);
     if (ctx.args.options.json) {
       printJson(ctx, {
@@ -57,7 +58,7 @@ export const findColumnCommand: CommandSpec = {
       });
     } else {
       const width = Math.max(0, ...matches.map((m) => qualifiedName(m).length));
-      for (const m of matches) ctx.io.stdout.write(`${`${qualifiedName(m).padEnd(width)}  ${m.column.type}  ${(m.column.description ?? '').replace(/\s+/g, ' ')}`.trimEnd()}\n`);
+      printLines(ctx.io.stdout, matches.map((m) => `${qualifiedName(m).padEnd(width)}  ${m.column.type}  ${(m.column.description ?? '').replace(/\s+/g, ' ')}`.trimEnd()));
     }
     const [first] = read.unlisted;
     if (first) return isDqError(first.error) ? exitCodeFor(first.error) : EXIT.notFound;

@@ -1,5 +1,6 @@
 // Entry point of the dq command: wires the process (streams, environment, Ctrl-C) to runCli.
 
+import { visibleControls } from '../core/visibleControls';
 import { runCli } from './cli';
 import { EXIT } from './exitCodes';
 import { tuneMemory } from './memoryTuning';
@@ -50,7 +51,7 @@ function main(): void {
   }).then(
     (code) => finish(code),
     (err: unknown) => {
-      process.stderr.write(`dq: error: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`dq: error: ${visibleControls(err instanceof Error ? err.message : String(err))}\n`);
       finish(1);
     },
   );

@@ -20,6 +20,7 @@ import { downloadCollector } from './memoryTuning';
 import { checkOutputFolder } from './outputFolder';
 import { isOutputClosed } from './outputStreams';
 import { ProgressReporter } from './progressReporter';
+import { printLines } from './terminalLine';
 import { userPath } from './userPaths';
 
 const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
@@ -202,5 +203,5 @@ function printFiles(ctx: CommandContext, job: JobRecord, files: DownloadedFile[]
     printJson(ctx, { job: shownJob(job), files: files.map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })) });
     return;
   }
-  for (const f of files) ctx.io.stdout.write(`${f.path}\n`);
+  printLines(ctx.io.stdout, files.map((f) => f.path));
 }

@@ -20,6 +20,7 @@ import { EXIT, exitCodeFor } from './exitCodes';
 import { progressWanted, stderrLogger } from './globalOptions';
 import { parseDateTime, requireName } from './inputValidation';
 import { ProgressReporter } from './progressReporter';
+import { printLines } from './terminalLine';
 import { expandTargetHome, userPath } from './userPaths';
 
 const TO_OPTION: OptionSpec = {
@@ -121,11 +122,11 @@ export const syncCommand: CommandSpec = {
     if (o.json) {
       printJson(ctx, { target: target.label, tables: reports });
       // stdout is for the program reading the JSON; a person reading a cron log learns why here
-      for (const r of notSynced) ctx.io.stderr.write(`dq: ${r.namespace}.${r.table}: ${r.outcome === 'failed' ? failureText(r) : 'cancelled'}\n`);
+      printLines(ctx.io.stderr, notSynced.map((r) => `dq: ${r.namespace}.${r.table}: ${r.outcome === 'failed' ? failureText(r) : 'cancelled'}`));
     } else {
-      ctx.io.stdout.write(formatReports(reports));
+      printLines(ctx.io.stdout, formatReports(reports));
     }
-    if (notSynced.length > 0) ctx.io.stderr.write(`dq: ${notSynced.length} of ${reports.length} tables did not sync; ${target.label} keeps their last complete sync.\n`);
+    if (notSynced.length > 0) printLines(ctx.io.stderr, [`dq: ${notSynced.length} of ${reports.length} tables did not sync; ${target.label} keeps their last complete sync.`]);
     return exitCodeOf(reports);
   },
 };
@@ -156,9 +157,10 @@ export const syncStatusCommand: CommandSpec = {
     if (ctx.args.options.json) {
       printJson(ctx, { target: target.label, tables: rows });
     } else if (rows.length === 0) {
-      ctx.io.stderr.write(`dq: no table has been synced to ${target.label} yet.\n`);
+      printLines(ctx.io.stderr, [`dq: no table has been synced to ${target.label} yet.`]);
     } else {
-      ctx.io.stdout.write(
+      printLines(
+        ctx.io.stdout,
         columns(
           rows.map((s) => [
             `${s.namespace}.${s.table}`,
@@ -261,7 +263,7 @@ export function progressText(p: SyncProgress, now = Date.now()): string | undefi
   }
 }
 
-function formatReports(reports: TableSyncReport[]): string {
+function formatReports(reports: TableSyncReport[]): string[] {
   return columns(
     reports.map((r) => {
       const name = `${r.namespace}.${r.table}`;
@@ -289,10 +291,10 @@ function failureText(r: TableSyncReport): string {
 }
 
 /** Rows of cells as aligned columns; a row's last cell is never padded. */
-function columns(rows: string[][]): string {
+function columns(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => `${row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd()}\n`).join('');
+  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd());
 }
 
 /** 0 when every table synced or had nothing new; otherwise the code of the first table that did not. */

@@ -2,7 +2,11 @@
 // shared by everything that writes to that stream: a log or error line first clears it, is
 // written whole with its newline, and the progress text is drawn again below it. Elsewhere
 // (a pipe, a file) every line is written as it comes.
+// Lines and progress text hold what the service said (names, ids, messages): every line dq
+// prints passes through here, where its control characters are made visible, so that text can
+// neither drive the terminal nor forge a line of its own.
 
+import { visibleControls } from '../core/visibleControls';
 import type { OutStream } from './cliIo';
 
 const CLEAR = '\r\x1b[2K';
@@ -20,22 +24,21 @@ export class TerminalLine {
   /** Replaces the progress text (on a terminal; elsewhere it is written as a line). */
   draw(text: string): void {
     if (!this.isTTY) {
-      this.out.write(`${text}\n`);
+      this.out.write(`${visibleControls(text)}\n`);
       return;
     }
     const width = Math.max(20, (this.out.columns ?? 80) - 1);
-    const fitted = text.slice(0, width);
+    const fitted = visibleControls(text).slice(0, width);
     this.out.write(`${CLEAR}${fitted}`);
     this.shown = fitted;
   }
 
-  /** Writes a whole line above the progress text, which stays where it was. */
-  print(line: string): void {
-    if (!this.shown) {
-      this.out.write(`${line}\n`);
-      return;
-    }
-    this.out.write(`${CLEAR}${line}\n${this.shown}`);
+  /** Writes whole lines (one write) above the progress text, which stays where it was. */
+  print(line: string | readonly string[]): void {
+    const lines = typeof line === 'string' ? [line] : line;
+    if (lines.length === 0) return;
+    const text = lines.map((line) => `${visibleControls(line)}\n`).join('');
+    this.out.write(this.shown ? `${CLEAR}${text}${this.shown}` : text);
   }
 
   /** Leaves the progress text on screen and moves to a new line: nothing is drawn over it any more. */
@@ -47,6 +50,11 @@ export class TerminalLine {
 }
 
 const lines = new WeakMap<OutStream, TerminalLine>();
+
+/** Prints lines on `out` (through its terminal line): the way dq writes text that may hold the service's words. */
+export function printLines(out: OutStream, lines: readonly string[]): void {
+  terminalLine(out).print(lines);
+}
 
 /** The terminal line of `out`: one per stream, whoever asks. */
 export function terminalLine(out: OutStream): TerminalLine {

@@ -5,7 +5,7 @@
 // service calls, so its limiter paces them.
 
 import type { SchemaEnvelope } from './contract';
-import { columnsOf, type Column } from './schema';
+import { columnsOf, SchemaError, type Column } from './schema';
 import type { Cached, SchemaCache } from './schemaCache';
 
 export interface CatalogSource {
@@ -144,9 +144,10 @@ async function throughCache<T>(
 
 function readableColumns(envelope: SchemaEnvelope, name: string, problems: string[]): Column[] {
   try {
-    return columnsOf(envelope);
+    return columnsOf(envelope, name);
   } catch (err) {
-    problems.push(`The schema of ${name} could not be read: ${messageOf(err)}`);
+    // a SchemaError names the table itself
+    problems.push(err instanceof SchemaError ? err.message : `The schema of ${name} could not be read: ${messageOf(err)}`);
     return [];
   }
 }

@@ -3,6 +3,9 @@
 // `definitions`/`$defs` are resolved; cycles are cut rather than followed forever. A schema
 // that breaks the contract (unknown types, dangling or cyclic references, odd shapes) yields
 // what can be read, with a `problem` on each column that could not be read whole.
+// The walk's work is bounded whatever the schema: a few kilobytes of definitions that refer to
+// each other several times over would expand into millions of columns, so a table stops with
+// a SchemaError past MAX_COLUMNS columns, and each column's type is read within a budget.
 
 import type { JsonSchema, SchemaEnvelope } from './contract';
 import { isRecord } from './isRecord';
@@ -31,9 +34,22 @@ export interface Column {
 /** Nested objects deeper than this are shown as objects without their members. */
 export const MAX_NESTING = 6;
 
+/** More columns than this (members of nested objects included) and a table's schema is refused. */
+export const MAX_COLUMNS = 10_000;
+
+/** A column whose `$ref` leads to a `$ref` more times than this is not read further. */
+export const MAX_REF_CHAIN = 32;
+
+/** Schema nodes a type label may visit (`oneOf` variants, array items) before it gives up. */
+const LABEL_BUDGET = 200;
+
 const KNOWN_TYPES = new Set(['integer', 'number', 'string', 'boolean', 'object', 'array', 'null']);
 
+/** A schema that cannot be read at all; its message names what is wrong and what to do. */
 export class SchemaError extends Error {
+  /** the service's answer could not be understood, as the client's errors of that kind say */
+  readonly kind = 'invalidResponse';
+
   constructor(message: string) {
     super(message);
     this.name = 'SchemaError';
@@ -70,12 +86,13 @@ function lookupPointer(root: JsonSchema, ref: string): JsonSchema | undefined {
 }
 
 /** A short type label for a column schema (after `$ref` resolution). */
-export function typeLabel(root: JsonSchema, schema: JsonSchema, depth = 0): string {
+export function typeLabel(root: JsonSchema, schema: JsonSchema, depth = 0, budget = { left: LABEL_BUDGET }): string {
+  if (--budget.left < 0) throw new SchemaError(`its type has more than ${LABEL_BUDGET} nested variants and items to read`);
   const s = resolveRef(root, schema);
   const variants = s.oneOf ?? s.anyOf;
   if (Array.isArray(variants) && variants.length > 0) {
     if (depth > 4) return 'oneOf';
-    const labels = variants.filter(isRecord).map((v) => typeLabel(root, v, depth + 1)).filter((l) => l !== 'null');
+    const labels = variants.filter(isRecord).map((v) => typeLabel(root, v, depth + 1, budget)).filter((l) => l !== 'null');
     const unique = [...new Set(labels)];
     return unique.length === 0 ? 'null' : unique.join(' | ');
   }
@@ -90,7 +107,7 @@ export function typeLabel(root: JsonSchema, schema: JsonSchema, depth = 0): stri
     case 'string':
       return s.format === 'date-time' || s.format === 'date' ? s.format : 'string';
     case 'array':
-      return isRecord(s.items) && depth < 4 ? `array<${typeLabel(root, s.items, depth + 1)}>` : 'array';
+      return isRecord(s.items) && depth < 4 ? `array<${typeLabel(root, s.items, depth + 1, budget)}>` : 'array';
     case undefined:
       return s.properties ? 'object' : 'any';
     default:
@@ -101,11 +118,13 @@ export function typeLabel(root: JsonSchema, schema: JsonSchema, depth = 0): stri
 /**
  * Lists a table's columns: key columns first, then value columns, each in schema order.
  * Nested objects with fixed properties contribute dotted member columns as well as the
- * object itself, matching how CSV/TSV results flatten them.
+ * object itself, matching how CSV/TSV results flatten them. `table` (`namespace.table`)
+ * names the table in a SchemaError: an empty schema, or one of more than MAX_COLUMNS columns.
  */
-export function columnsOf(envelope: SchemaEnvelope): Column[] {
+export function columnsOf(envelope: SchemaEnvelope, table?: string): Column[] {
   const root = envelope.schema;
-  if (!isRecord(root)) throw new SchemaError('The schema is empty.');
+  const named = table === undefined ? 'The schema' : `The schema of ${table}`;
+  if (!isRecord(root)) throw new SchemaError(`${named} is empty.`);
   const top = resolveRef(root, root);
   const props = isRecord(top.properties) ? top.properties : {};
   const columns: Column[] = [];
@@ -113,9 +132,16 @@ export function columnsOf(envelope: SchemaEnvelope): Column[] {
     const partSchema = props[part];
     if (!isRecord(partSchema)) continue;
     const resolved = readColumnSchema(root, partSchema, new Set());
-    walk(root, resolved.schema, { part, out: columns, allRequired: part === 'key', depth: 0, refs: resolved.refs });
+    walk(root, resolved.schema, { part, out: columns, allRequired: part === 'key', depth: 0, refs: resolved.refs, tooMany: () => tooManyColumns(named) });
   }
   return columns;
+}
+
+function tooManyColumns(named: string): SchemaError {
+  return new SchemaError(
+    `${named} expands into more than ${MAX_COLUMNS.toLocaleString('en-US')} columns (its definitions refer to each other over and over), so its columns are not listed. ` +
+      'Its data can still be queried; report the schema to the service provider.',
+  );
 }
 
 /** The member columns of an object column, or the table's top-level columns without one. */
@@ -151,6 +177,8 @@ interface WalkState {
   /** references followed to reach this object, so a member that leads back is cut */
   refs: ReadonlySet<string>;
   parent?: string;
+  /** the error thrown when the table has more than MAX_COLUMNS columns */
+  tooMany: () => SchemaError;
 }
 
 interface ReadSchema {
@@ -163,8 +191,10 @@ function readColumnSchema(root: JsonSchema, raw: unknown, refs: ReadonlySet<stri
   if (!isRecord(raw)) return { schema: {}, refs, problem: 'its schema is not an object' };
   const followed = new Set(refs);
   let current = raw as JsonSchema;
+  let chain = 0;
   while (typeof current.$ref === 'string') {
     const ref = current.$ref;
+    if (++chain > MAX_REF_CHAIN) return { schema: withoutRef(current), refs: followed, problem: `its reference ${ref} is more than ${MAX_REF_CHAIN} references away: not followed` };
     const target = lookupPointer(root, ref);
     if (target && followed.has(ref)) {
       return { schema: { ...withoutRef(target), ...withoutRef(current) }, refs: followed, problem: `its reference ${ref} leads back to itself: not expanded` };
@@ -219,6 +249,7 @@ function walk(root: JsonSchema, objectSchema: JsonSchema, state: WalkState): voi
     const tooDeep = nested && state.depth >= MAX_NESTING;
     const problem = read.problem ?? label.problem ?? unknownTypeProblem(schema) ?? (tooDeep ? `nested deeper than ${MAX_NESTING} levels: its members are not shown` : undefined);
     if (problem) column.problem = problem;
+    if (state.out.length >= MAX_COLUMNS) throw state.tooMany();
     state.out.push(column);
     if (nested && !tooDeep) walk(root, schema, { ...state, depth: state.depth + 1, refs: read.refs, parent: column.name });
   }

@@ -5,6 +5,7 @@ import type { BudgetSnapshot } from '../client/types';
 import type { Operation } from '../core/contract';
 import { dataPoint, isActive, tableName, type JobEntry, type JobFailure, type QueueWait } from './jobEntry';
 import { formatBytes } from '../core/byteSize';
+import { markdownCode, markdownInline } from '../core/markdownText';
 
 const OPERATION_NAMES: Record<Operation, string> = {
   listTables: 'list tables',
@@ -80,29 +81,29 @@ export function jobDescription(entry: JobEntry, now: number): string {
 /** Markdown tooltip of a job: what was asked, the job id, the failure with its uuid, the files. */
 export function jobTooltip(entry: JobEntry, now: number): string {
   const lines = [
-    `**${escapeMarkdown(tableName(entry))}** on ${escapeMarkdown(entry.connection)}`,
+    `**${markdownInline(tableName(entry))}** on ${markdownInline(entry.connection)}`,
     '',
-    `${entry.request.format}, ${rangeText(entry)}${entry.request.mode ? `, ${entry.request.mode}` : ''}`,
+    markdownInline(`${entry.request.format}, ${rangeText(entry)}${entry.request.mode ? `, ${entry.request.mode}` : ''}`),
     '',
-    `State: ${escapeMarkdown(stateText(entry, now))} (started ${formatAge(entry.createdAt, now)})`,
+    `State: ${markdownInline(stateText(entry, now))} (started ${formatAge(entry.createdAt, now)})`,
   ];
-  if (entry.jobId) lines.push('', `Job id: \`${escapeCode(entry.jobId)}\``);
+  if (entry.jobId) lines.push('', `Job id: ${markdownCode(entry.jobId)}`);
   const point = dataPoint(entry);
-  if (point) lines.push('', `Data as of ${formatPoint(point)}`);
-  if (entry.expiresAt) lines.push('', `Results kept until ${formatPoint(entry.expiresAt)}`);
+  if (point) lines.push('', markdownInline(`Data as of ${formatPoint(point)}`));
+  if (entry.expiresAt) lines.push('', markdownInline(`Results kept until ${formatPoint(entry.expiresAt)}`));
   if (entry.statusTrouble && isActive(entry)) {
-    lines.push('', `The last status check failed: ${escapeMarkdown(failureText(entry.statusTrouble))} The job goes on at the service; checking again.`);
+    lines.push('', `The last status check failed: ${markdownInline(failureText(entry.statusTrouble))} The job goes on at the service; checking again.`);
   }
   const f = entry.failure;
   if (f) {
     const facts = [f.type, f.status === undefined ? undefined : `HTTP ${f.status}`].filter(Boolean).join(', ');
-    lines.push('', `**${facts || f.kind}**: ${escapeMarkdown(f.message)}`);
-    if (f.uuid) lines.push('', `Support uuid: \`${escapeCode(f.uuid)}\``);
-    if (f.hint) lines.push('', escapeMarkdown(f.hint));
+    lines.push('', `**${markdownInline(facts || f.kind)}**: ${markdownInline(f.message)}`);
+    if (f.uuid) lines.push('', `Support uuid: ${markdownCode(f.uuid)}`);
+    if (f.hint) lines.push('', markdownInline(f.hint));
   }
   if (entry.files.length > 0) {
     lines.push('', `Files (${entry.files.length}):`, '');
-    for (const file of entry.files) lines.push(`- ${escapeMarkdown(baseName(file.path))} (${formatBytes(file.bytes)})`);
+    for (const file of entry.files) lines.push(`- ${markdownInline(baseName(file.path))} (${formatBytes(file.bytes)})`);
   }
   return lines.join('\n');
 }
@@ -157,10 +158,10 @@ export function statusBarTooltip(entries: readonly JobEntry[], budgets: readonly
   const lines = ['**Data Query**', ''];
   if (active.length === 0) lines.push('No jobs running.');
   for (const e of active) {
-    lines.push(`- ${escapeMarkdown(tableName(e))} (${escapeMarkdown(e.connection)}): ${escapeMarkdown(stateText(e, now))}, ${formatDuration(now - e.createdAt)}`);
+    lines.push(`- ${markdownInline(tableName(e))} (${markdownInline(e.connection)}): ${markdownInline(stateText(e, now))}, ${formatDuration(now - e.createdAt)}`);
   }
   for (const c of budgets) {
-    lines.push('', `**${escapeMarkdown(c.connection)}** budget per minute:`, '');
+    lines.push('', `**${markdownInline(c.connection)}** budget per minute:`, '');
     for (const b of c.budgets) lines.push(`- ${budgetText(b)}`);
   }
   lines.push('', 'Click to show the Jobs view.');
@@ -173,12 +174,4 @@ function plural(n: number, word: string): string {
 
 function baseName(file: string): string {
   return file.split(/[\\/]/).pop() ?? file;
-}
-
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
-}
-
-function escapeCode(text: string): string {
-  return text.replace(/`/g, "'");
 }

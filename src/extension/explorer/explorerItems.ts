@@ -8,7 +8,7 @@ import { columnNotes, fieldName } from '../../core/schema';
 import { STALE_AFTER_MS } from '../../core/schemaCache';
 import { formatAge } from '../../jobs/statusTexts';
 import { missingCredentials } from '../connections/clientPool';
-import { markdownText } from '../ui/markdownText';
+import { markdownCode, markdownInline, markdownText } from '../../core/markdownText';
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, TableNode, WaitingNode } from './explorerNodes';
 
 export const SET_CREDENTIALS_COMMAND = 'dataQuery.setCredentials';
@@ -66,9 +66,9 @@ function tableItem(node: TableNode): vscode.TreeItem {
 export function hoverTooltip(node: NamespaceNode | TableNode, now: number, mark?: SyncedTableMark): vscode.MarkdownString {
   if (node.kind === 'namespace') {
     const listed = node.listedAt === undefined ? 'Expand to list its tables.' : `Tables listed ${formatAge(node.listedAt, now)}${stale(node.listedAt, now) ? `: ${READ_AGAIN}` : '.'}`;
-    return new vscode.MarkdownString(`**${markdownText(node.namespace)}**\n\n${markdownText(listed)}`);
+    return new vscode.MarkdownString(`**${markdownInline(node.namespace)}**\n\n${markdownText(listed)}`);
   }
-  const paragraphs = [`**${markdownText(`${node.namespace}.${node.table}`)}**`];
+  const paragraphs = [`**${markdownInline(`${node.namespace}.${node.table}`)}**`];
   if (node.schema) {
     const age = `Schema version ${node.schema.version}, read ${formatAge(node.schema.readAt, now)}`;
     paragraphs.push(markdownText(stale(node.schema.readAt, now) ? `${age}: ${READ_AGAIN}` : `${age}.`));
@@ -119,7 +119,7 @@ function columnItem(node: ColumnNode): vscode.TreeItem {
 function columnTooltip(node: ColumnNode): vscode.MarkdownString {
   const c = node.column;
   const marks = [c.part === 'key' ? 'Primary key column' : 'Data column', c.required ? 'required' : 'optional'];
-  const paragraphs = [`**${markdownText(c.name)}** \`${c.type.replace(/`/g, "'")}\``, `${marks.join(', ')}.`, ...[c.description, ...columnNotes(c)].filter((p): p is string => !!p).map(markdownText)];
+  const paragraphs = [`**${markdownInline(c.name)}** ${markdownCode(c.type)}`, `${marks.join(', ')}.`, ...[c.description, ...columnNotes(c)].filter((p): p is string => !!p).map(markdownText)];
   return new vscode.MarkdownString(paragraphs.join('\n\n'));
 }
 
@@ -139,8 +139,8 @@ function connectionItem(node: ConnectionNode): vscode.TreeItem {
   item.description = c.kind === 'sample' ? 'sample data' : safeHost(c.baseUrl);
   item.tooltip = new vscode.MarkdownString(
     c.kind === 'sample'
-      ? `**${markdownText(c.name)}**\n\nA local emulator with generated sample data, running inside VS Code.`
-      : `**${markdownText(c.name)}**\n\n${markdownText(`${c.baseUrl}/${c.dataPrefix}`)}${c.scope ? `\n\n${markdownText(`scope: ${c.scope}`)}` : ''}`,
+      ? `**${markdownInline(c.name)}**\n\nA local emulator with generated sample data, running inside VS Code.`
+      : `**${markdownInline(c.name)}**\n\n${markdownText(`${c.baseUrl}/${c.dataPrefix}`)}${c.scope ? `\n\n${markdownText(`scope: ${c.scope}`)}` : ''}`,
   );
   item.iconPath = new vscode.ThemeIcon(c.kind === 'sample' ? 'beaker' : 'plug');
   item.contextValue = `dataQuery.connection.${c.kind}`;
@@ -156,7 +156,7 @@ function credentialsNeededItem(node: ConnectionNode): vscode.TreeItem {
   const why = elsewhere
     ? `Its stored client ID and secret were saved for ${elsewhere}, not for this base URL, so they are not sent. Click to use them here (after a test sign-in) or to enter new ones.`
     : `${missingCredentials(name).message} Click to enter the client ID and secret.`;
-  item.tooltip = new vscode.MarkdownString(`**${markdownText(name)}**\n\n${markdownText(why)}`);
+  item.tooltip = new vscode.MarkdownString(`**${markdownInline(name)}**\n\n${markdownText(why)}`);
   item.iconPath = new vscode.ThemeIcon('key', new vscode.ThemeColor('errorForeground'));
   item.contextValue = 'dataQuery.connection.remote.noCredentials';
   item.command = { title: 'Set Credentials', command: SET_CREDENTIALS_COMMAND, arguments: [node] };

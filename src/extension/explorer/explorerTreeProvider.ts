@@ -303,7 +303,7 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
     this.describeSchema(parent, held);
     let columns: Column[];
     try {
-      columns = columnsOf(held.value);
+      columns = columnsOf(held.value, `${namespace}.${table}`);
     } catch (err) {
       return [this.errorNode(`${parent.id}/error`, connection, parent, err)];
     }
@@ -316,7 +316,7 @@ export class ExplorerTreeProvider implements vscode.TreeDataProvider<ExplorerNod
   private memberNodes(parent: ColumnNode): ExplorerNode[] {
     const held = this.schemas.cache.schema(this.schemas.keyOf(parent.connection), parent.namespace, parent.table);
     if (!held) return [];
-    const columns = columnsOf(held.value);
+    const columns = columnsOf(held.value, `${parent.namespace}.${parent.table}`);
     const nested = new Set(columns.map((c) => `${c.part}/${c.parent}`));
     return childrenOf(columns, parent.column.part, parent.column.name).map((c) => this.columnNode(parent, c, nested.has(`${c.part}/${c.name}`)));
   }

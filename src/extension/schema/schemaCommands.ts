@@ -58,10 +58,10 @@ export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposab
       const held = await schemaOf(t);
       deps.panels.show({ connection: t.connection.name, namespace: t.namespace, table: t.table }, held);
       deps.explorer.schemaChanged(t.connection.name, t.namespace, t.table);
-      return { version: held.value.version, columns: columnsOf(held.value).length };
+      return { version: held.value.version, columns: columnsOf(held.value, `${t.namespace}.${t.table}`).length };
     }),
     tableCommand('dataQuery.copyColumns', 'Copy Column Names', async (t) => {
-      const names = flatColumnsOf(columnsOf((await schemaOf(t)).value)).map((c) => c.name);
+      const names = flatColumnsOf(columnsOf((await schemaOf(t)).value, `${t.namespace}.${t.table}`)).map((c) => c.name);
       return copy(`${names.join('\n')}\n`, `${names.length} column names of ${t.namespace}.${t.table}`);
     }),
     // the table a sync to PostgreSQL creates

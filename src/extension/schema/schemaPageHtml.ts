@@ -27,7 +27,7 @@ export function schemaPageHtml(content: SchemaPageContent, sources: SchemaPageSo
   let columns: Column[] = [];
   let problem = '';
   try {
-    columns = columnsOf(envelope);
+    columns = columnsOf(envelope, `${namespace}.${table}`);
   } catch (err) {
     problem = `<p class="problem">${escapeHtml(err instanceof Error ? err.message : String(err))}</p>`;
   }

@@ -61,12 +61,42 @@ describe('status texts', () => {
     assert.equal(budgetText(budget), 'create job: 0 of 5 left, next in 12 s');
     assert.equal(budgetText({ ...budget, remaining: 3 }), 'create job: 3 of 5 left');
     const tip = statusBarTooltip([entry()], [{ connection: 'Sample data', budgets: [budget] }], NOW);
-    assert.match(tip, /canvas\\\.users \(Sample data\): running, 5 min/);
+    assert.match(tip, /canvas\.users \(Sample data\): running, 5 min/);
     assert.match(tip, /create job: 0 of 5 left, next in 12 s/);
   });
 
   it('tells a failure in one sentence with the next step and the uuid for support', () => {
     const text = failureText({ kind: 'snapshotRequired', message: 'since is older than the retained history', hint: 'Run a snapshot instead.', status: 400, type: 'SnapshotRequired', uuid: 'u-9' });
     assert.equal(text, 'since is older than the retained history. Run a snapshot instead. (SnapshotRequired, HTTP 400, uuid u-9)');
+  });
+});
+
+describe('job tooltips with hostile text from the service', () => {
+  const hostile = entry({
+    state: 'failed',
+    jobId: 'job`\n\n# Injected heading',
+    failure: {
+      kind: 'jobFailed',
+      type: '**Urgent** [Open](command:workbench.action.terminal.new) <img src=x onerror=alert(1)>',
+      message: 'failed\n\n- [Fix it](https://evil.example/steal)\n===\x1b]52;c;ZQ==\x07 \u202eexe.txt',
+      uuid: 'u`-1\n\n# Uuid heading',
+    },
+  });
+  const tip = jobTooltip(hostile, NOW);
+
+  it('makes no link, heading, list, emphasis or HTML out of the error type, message, job id or uuid', () => {
+    assert.doesNotMatch(tip, /(^|[^\\])\[(Open|Fix it)\]/, 'no link can form: its brackets are escaped');
+    assert.doesNotMatch(tip, /(^|[^\\])</, 'no HTML tag can start');
+    assert.doesNotMatch(tip, /(^|[^\\])\*\*Urgent/, 'the type cannot turn on emphasis of its own');
+    assert.ok(!tip.split('\n').some((line) => /^\s*(#|- \[|===)/.test(line)), `no line of the service's text starts a block:\n${tip}`);
+    assert.match(tip, /\*\*\\\*\\\*Urgent\\\*\\\* \\\[Open\\\]\(command:workbench\.action\.terminal\.new\) \\<img src=x onerror=alert\(1\)\\>\*\*/);
+  });
+
+  it('shows line breaks and control characters as escapes, and keeps ids inside their code spans', () => {
+    assert.doesNotMatch(tip, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/, 'no raw control character');
+    assert.match(tip, /\\\\x1b\\\]52;c;ZQ==\\\\x07/);
+    assert.match(tip, /\\\\u202eexe\.txt/);
+    assert.match(tip, /Job id: `job'\\n\\n# Injected heading`/);
+    assert.match(tip, /Support uuid: `u'-1\\n\\n# Uuid heading`/);
   });
 });
