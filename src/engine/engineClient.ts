@@ -105,6 +105,12 @@ export class EngineClient {
     return this.call('page', { handle, view, offset, limit }, signal);
   }
 
+  /** The whole value of one cell of a view (pages carry long text values cut: CutValue). */
+  async cell(handle: string, view: View, offset: number, column: number, signal?: AbortSignal): Promise<unknown> {
+    await this.reopen(handle, signal);
+    return this.call('cell', { handle, view, offset, column }, signal);
+  }
+
   async count(handle: string, view: View, signal?: AbortSignal): Promise<number> {
     await this.reopen(handle, signal);
     return this.call('count', { handle, view }, signal);
@@ -127,6 +133,11 @@ export class EngineClient {
 
   keptRows(id: string, offset: number, limit: number, signal?: AbortSignal): Promise<unknown[][]> {
     return this.call('keptRows', { id, offset, limit }, signal);
+  }
+
+  /** The whole value of one cell of a console statement's kept rows. */
+  keptCell(id: string, offset: number, column: number, signal?: AbortSignal): Promise<unknown> {
+    return this.call('keptCell', { id, offset, column }, signal);
   }
 
   keptCount(id: string, signal?: AbortSignal): Promise<number> {

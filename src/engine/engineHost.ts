@@ -57,6 +57,14 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
       const p = params as RequestParams['page'];
       return engine.page(work, p.handle, p.view, p.offset, p.limit);
     }
+    case 'cell': {
+      const p = params as RequestParams['cell'];
+      return engine.cell(work, p.handle, p.view, p.offset, p.column);
+    }
+    case 'keptCell': {
+      const p = params as RequestParams['keptCell'];
+      return engine.consoleRows.cell(p.id, p.offset, p.column, work);
+    }
     case 'count': {
       const p = params as RequestParams['count'];
       return engine.count(work, p.handle, p.view);

@@ -1,4 +1,4 @@
-// What the engine serves and how the engine client and its child process talk. Types only:
+// What the engine serves and how the engine client and its child process talk. Types and constants only:
 // the extension, the CLI and the engine host all import this file, and it imports neither
 // `vscode` nor DuckDB.
 
@@ -46,9 +46,22 @@ export interface View {
   sort?: Sort[];
 }
 
+/** Text values longer than this travel in pages as a CutValue. */
+export const CUT_CHARS = 4096;
+
+/**
+ * A text value longer than CUT_CHARS as a page carries it: its first CUT_CHARS characters and
+ * its whole length in characters. The whole value comes from a `cell` (or `keptCell`) request.
+ */
+export interface CutValue {
+  cut: true;
+  start: string;
+  length: number;
+}
+
 export interface Page {
   columns: ResultColumn[];
-  /** JSON-safe: big integers and decimals as strings, timestamps as ISO 8601 text, JSON columns as their text */
+  /** JSON-safe: big integers and decimals as strings, timestamps as ISO 8601 text, JSON columns as their text; long text as CutValue */
   rows: unknown[][];
   offset: number;
 }
@@ -108,11 +121,15 @@ export interface HostSettings {
 export interface RequestParams {
   open: { handle: string; source: ResultSource };
   page: { handle: string; view: View; offset: number; limit: number };
+  /** the whole value of one cell of a view (a page cuts long values) */
+  cell: { handle: string; view: View; offset: number; column: number };
   count: { handle: string; view: View };
   sql: { text: string; offset: number; limit: number; database?: AttachedDatabase };
   /** runs a statement once, keeping its rows as `id` (consoleRows.ts) */
   sqlKept: { id: string; text: string; limit: number; database?: AttachedDatabase };
   keptRows: { id: string; offset: number; limit: number };
+  /** the whole value of one cell of a console statement's kept rows */
+  keptCell: { id: string; offset: number; column: number };
   keptCount: { id: string };
   dropKept: { id: string };
   registerView: { name: string; source: ResultSource };
@@ -127,10 +144,12 @@ export interface RequestParams {
 export interface RequestResults {
   open: OpenedResult;
   page: Page;
+  cell: unknown;
   count: number;
   sql: SqlPage;
   sqlKept: KeptSqlPage;
   keptRows: unknown[][];
+  keptCell: unknown;
   keptCount: number;
   dropKept: void;
   registerView: void;

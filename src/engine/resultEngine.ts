@@ -47,6 +47,7 @@ import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type
 import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
+import { CUT_ROWS, readShaped, type RowShape } from './longValues';
 import { ConsoleRows } from './consoleRows';
 import { FileEnds, fileVersion, untilCancelled } from './fileEnds';
 import { countRecords, DamagedFile, recordSpan, type Around, type LineSpan } from './fileLines';
@@ -248,7 +249,7 @@ export class ResultEngine {
       await this.run(work, async (conn) => {
         await conn.run(`CREATE OR REPLACE VIEW ${result.view} AS ${plan.sql}`);
         const first = result.perFile && result.perFile.length > 1 ? `(${result.perFile[0]})` : result.view;
-        result.firstRows = jsonRows(await conn.runAndReadAll(`SELECT ${columnList(result.columns)} FROM ${first} LIMIT ${FIRST_ROWS}`));
+        result.firstRows = await readShaped(conn, `SELECT ${columnList(result.columns)} FROM ${first} LIMIT ${FIRST_ROWS}`, [], result.columns, CUT_ROWS);
       });
       // these rows may be all the first file has: it is shown whole only once it is known to be
       if (result.firstRows.length < FIRST_ROWS) await this.checkWhole(result, 0, () => work.cancelled);
@@ -284,24 +285,43 @@ export class ResultEngine {
     return { rows, kept: result.store.kept };
   }
 
+  /** Rows of a view; text values longer than CUT_CHARS come as their start and length (longValues.ts). */
   page(work: Work, id: string, view: View, offset: number, limit: number): Promise<Page> {
+    return this.shapedPage(work, id, view, offset, limit, CUT_ROWS);
+  }
+
+  /** The whole value of one cell of a view: row `offset`, column `column` (by place). */
+  async cell(work: Work, id: string, view: View, offset: number, column: number): Promise<unknown> {
+    const result = this.result(id);
+    if (!Number.isSafeInteger(column) || column < 0 || column >= result.columns.length) {
+      throw new EngineError('syntax', `The result has no column ${column + 1}: it has ${result.columns.length}.`);
+    }
+    const { rows } = await this.shapedPage(work, id, view, offset, 1, { column });
+    if (rows.length === 0) throw new EngineError('io', `The view has no row ${offset + 1} (any more). Scroll to the row again.`);
+    return rows[0][0];
+  }
+
+  private shapedPage(work: Work, id: string, view: View, offset: number, limit: number, shape: RowShape): Promise<Page> {
     const result = this.result(id);
     whole(offset);
     whole(limit);
     const page = (rows: unknown[][]): Page => ({ columns: result.columns, rows, offset });
     if (isPlain(view)) {
-      if (result.allRowsRead || offset + limit <= result.firstRows.length) return Promise.resolve(page(result.firstRows.slice(offset, offset + limit)));
-      return this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit)));
+      // the rows kept at the open are cut: a whole value is read
+      const kept = 'cut' in shape && (result.allRowsRead || offset + limit <= result.firstRows.length);
+      if (kept) return Promise.resolve(page(result.firstRows.slice(offset, offset + limit)));
+      return this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit, shape)));
     }
     if (result.damage) return Promise.reject(result.damage);
     return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
+      const shaped = (sql: string, params: string[] = []): Promise<unknown[][]> => readShaped(conn, sql, params, result.columns, shape);
       const sorted = (view.sort ?? []).length > 0;
       if (sorted && offset + limit > SORTED_FROM_FILES) await this.untilCopied(work, result);
       const query = viewQuery(result, view);
       return withUsersWhere(conn, view, result.columns, () => this.reading(result, query, work, async () => {
         if (!query.complete || offset + limit <= TOP_N_ROWS) {
-          const read = async (): Promise<unknown[][]> => jsonRows(await conn.runAndReadAll(`${query.sql} LIMIT ${limit} OFFSET ${offset}`, query.params));
+          const read = (): Promise<unknown[][]> => shaped(`${query.sql} LIMIT ${limit} OFFSET ${offset}`, query.params);
           if (!query.readsFiles) return page(await read());
           // a sort reads every row; a filter's page that ends short has read the files to their end
           if (sorted) return page(await this.checkingEnds(result, this.allFiles(result), work, read));
@@ -311,7 +331,7 @@ export class ResultEngine {
         }
         const columns = result.columns.map((c) => quoteIdent(c.name));
         const order = positionsOrder(result, view);
-        return page(await result.store.readPositioned(conn, columns, order, offset, limit, async (sql) => jsonRows(await conn.runAndReadAll(sql))));
+        return page(await result.store.readPositioned(conn, columns, order, offset, limit, (sql) => shaped(sql)));
       }));
     });
   }
@@ -735,16 +755,17 @@ export class ResultEngine {
    * copied; beyond, from the files that hold them once each file's rows are known; else by
    * reading the files up to `offset`.
    */
-  private async plainRows(conn: DuckDBConnection, work: Work, result: OpenResult, offset: number, limit: number): Promise<unknown[][]> {
+  private async plainRows(conn: DuckDBConnection, work: Work, result: OpenResult, offset: number, limit: number, shape: RowShape): Promise<unknown[][]> {
     const { store } = result;
     const columns = columnList(result.columns);
+    const shaped = (sql: string, params: string[] = []): Promise<unknown[][]> => readShaped(conn, sql, params, result.columns, shape);
     const fromStore = (start: number, rows: number): Promise<unknown[][]> =>
-      store.use(async () => jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM ${store.table} WHERE rowid >= ${start} AND rowid < ${start + rows} ORDER BY rowid`)));
+      store.use(() => shaped(`SELECT ${columns} FROM ${store.table} WHERE rowid >= ${start} AND rowid < ${start + rows} ORDER BY rowid`));
     if (store.complete || offset + limit <= store.convertedRows) return fromStore(offset, limit);
     const parts = result.perFile ? partsOf(result.damage ? this.rowsBeforeDamage(result) : store.fileRows, offset, limit) : undefined;
     // past a damaged file, rows are not where they seem: only those known to lie before the damage are served
     if (result.damage && (!parts || parts.reduce((sum, part) => sum + part.rows, 0) < limit)) throw result.damage;
-    const fromFiles = (sql: string): Promise<unknown[][]> => this.readingFiles(async () => jsonRows(await conn.runAndReadAll(sql)));
+    const fromFiles = (sql: string): Promise<unknown[][]> => this.readingFiles(() => shaped(sql));
     if (!parts) {
       const rows = await fromFiles(`SELECT ${columns} FROM ${result.view} LIMIT ${limit} OFFSET ${offset}`);
       // a page that ends short read the files to their end, where one cut short reads as shorter
@@ -757,7 +778,7 @@ export class ResultEngine {
       const lines = result.lineWindows;
       if (!lines || from < LINE_WINDOW_FROM) return fromFiles(parsed);
       const rowsOf = async (text: string[]): Promise<unknown[][]> =>
-        text.length === 0 ? [] : jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM (${lines.sql})`, [text.join('\n')]));
+        text.length === 0 ? [] : shaped(`SELECT ${columns} FROM (${lines.sql})`, [text.join('\n')]);
       try {
         const near = this.nearLines(result, file, from, count);
         if (near) return await rowsOf(near);
