@@ -2,12 +2,12 @@
 // away, only this process suffers), opens one in-memory database with extension downloads
 // off, and answers the engine client's requests over IPC (see engineProtocol.ts).
 
-import { mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { toEngineError } from './engineErrors';
 import type { FromHost, HostSettings, RequestParams, ToHost } from './engineProtocol';
 import { KeptCopies } from './keptCopies';
-import { ENGINE_SETTINGS, ResultEngine, type Work } from './resultEngine';
+import { ENGINE_SETTINGS, ResultEngine, sandboxStatements, type Work } from './resultEngine';
 import { isProcessRunning } from '../core/processAlive';
 
 type DuckDbModule = typeof import('@duckdb/node-api');
@@ -45,6 +45,16 @@ async function prepareWorkDir(tempDir: string): Promise<string> {
   const dir = join(tempDir, `engine-${process.pid}`);
   await mkdir(dir, { recursive: true });
   return dir;
+}
+
+/**
+ * The folders DuckDB may read: the engine's own and those the client names, each also as its
+ * real path (DuckDB judges a file by its real path: a folder under a link such as macOS's /tmp).
+ */
+async function readableFolders(settings: HostSettings): Promise<string[]> {
+  const folders = [settings.tempDir, ...(settings.readableFolders ?? [])].map((folder) => resolve(folder));
+  const real = await Promise.all(folders.map((folder) => realpath(folder).catch(() => folder)));
+  return [...folders, ...real];
 }
 
 function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams, params: unknown): Promise<unknown> | unknown {
@@ -125,6 +135,7 @@ async function main(): Promise<void> {
   const setup = await db.connect();
   await setup.run("SET GLOBAL TimeZone = 'UTC'");
   for (const setting of ENGINE_SETTINGS) await setup.run(setting);
+  for (const statement of sandboxStatements(await readableFolders(settings))) await setup.run(statement);
   setup.closeSync();
   const kept = new KeptCopies(join(settings.tempDir, 'copies'), settings.keptCopiesMb ?? 0, log);
   const engine = new ResultEngine(db, duckdb.StatementType as unknown as Record<number, string>, workDir, log, kept);

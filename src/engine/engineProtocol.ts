@@ -110,7 +110,13 @@ export type EngineErrorKind = (typeof ENGINE_ERROR_KINDS)[number];
 
 /** Settings the engine host starts with. */
 export interface HostSettings {
+  /** the engine's own folder (work folders, spill files, kept copies): DuckDB may read and write in it */
   tempDir: string;
+  /**
+   * The folders whose files DuckDB may read besides `tempDir` (the results' folders, a synced
+   * database's): nothing else, whatever a statement asks for. Fixed for the process's life.
+   */
+  readableFolders: string[];
   memoryLimitMb: number;
   threads: number;
   /** how much the kept copies of results may take together (`<tempDir>/copies`); 0 keeps none */

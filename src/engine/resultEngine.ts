@@ -38,8 +38,8 @@
 // (sourcePlan.ts).
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
-import { rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DAMAGED_VIEW_MARK, EngineError, isEngineError, toEngineError, type StatementOrigin } from './engineErrors';
 import type { AttachedDatabase, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
@@ -174,6 +174,19 @@ export const ENGINE_SETTINGS = [
   'SET GLOBAL allocator_background_threads = true',
 ];
 
+/**
+ * The statements that shut DuckDB in (run last, once, as the engine starts): it may read and
+ * write only in `folders` (the engine's own folder, the results' folders), so neither a
+ * preview's WHERE nor a console statement can read other files (`read_text('/etc/hostname')`),
+ * attach other databases or write elsewhere. Once external access is off DuckDB refuses to
+ * turn it on again or to change the folders, the temp directory or the extensions loaded, so
+ * the configuration needs no lock (which would also stop the engine's own memory-limit changes).
+ */
+export function sandboxStatements(folders: readonly string[]): string[] {
+  const unique = [...new Set(folders.map((folder) => folder.replace(/[\\/]+$/, '')).filter((folder) => folder !== ''))];
+  return [`SET GLOBAL allowed_directories = [${unique.map(quoteString).join(', ')}]`, 'SET GLOBAL enable_external_access = false'];
+}
+
 /** A database file attached read-only, and how many requests use it now. */
 interface Attachment {
   path: string;
@@ -197,6 +210,8 @@ export class ResultEngine {
   private readonly fileReadersDone: (() => void)[] = [];
   /** runs out COPY_RESUMES_AFTER_MS after the last request reading files ended */
   private copiesWait?: NodeJS.Timeout;
+  /** exports written so far, naming their partial files */
+  private exports = 0;
   /** the lines last read from a file not yet copied, and around them */
   private recentLines?: { result: OpenResult; file: number; span: LineSpan };
 
@@ -433,15 +448,15 @@ export class ResultEngine {
   }
 
   /**
-   * Writes beside the target and renames when complete, so a cancelled export leaves no partial
-   * file under its name. A result's files are read to their end alongside (a damaged one fails
+   * Writes into the engine's work folder (DuckDB may write nowhere else) and moves the file under
+   * its name when complete, so a cancelled export leaves no partial file under its name. A result's files are read to their end alongside (a damaged one fails
    * the export); a sorted export of a result waits for its copy (reporting the rows copied).
    */
   async export(work: Work, source: ExportSource, target: ExportTarget): Promise<{ rows: number; path: string }> {
     const result = 'handle' in source ? this.result(source.handle) : undefined;
     const view = 'handle' in source ? (source.view ?? {}) : {};
     const database = 'sql' in source ? source.database : undefined;
-    const partial = `${target.path}.partial`;
+    const partial = join(this.workDir, `export-${++this.exports}-${basename(target.path)}.partial`);
     const options = target.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
     if (result?.damage) throw result.damage;
     const damage = 'sql' in source ? await this.viewsChecked(work, source.sql) : undefined;
@@ -469,7 +484,7 @@ export class ResultEngine {
         try {
           // put under its name only once the files it read are known to be whole
           const rows = await (result && query.readsFiles ? this.checkingEnds(result, this.allFiles(result), work, write) : write());
-          await rename(partial, target.path);
+          await putInPlace(partial, target.path);
           work.progress(rows);
           return { rows, path: target.path };
         } catch (err) {
@@ -1053,13 +1068,52 @@ function onlyComments(text: string): boolean {
   return text.replace(/\/\*[\s\S]*?(\*\/|$)/g, '').replace(/--[^\n]*/g, '').replace(/[;\s]/g, '') === '';
 }
 
+/**
+ * Puts a file written in the work folder under `target`: renamed, or on another disk copied
+ * beside the target first, so no partial file is ever under its name.
+ */
+async function putInPlace(partial: string, target: string): Promise<void> {
+  try {
+    await rename(partial, target);
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw cannotWrite(target, err);
+  }
+  const beside = `${target}.partial`;
+  try {
+    await copyFile(partial, beside);
+    await rename(beside, target);
+  } catch (err) {
+    await rm(beside, { force: true }).catch(() => undefined);
+    throw cannotWrite(target, err);
+  } finally {
+    await rm(partial, { force: true }).catch(() => undefined);
+  }
+}
+
+const SYSTEM_REASONS: Record<string, string> = {
+  ENOENT: 'No such file or directory',
+  ENOTDIR: 'Not a directory',
+  EACCES: 'Permission denied',
+  EPERM: 'Permission denied',
+  EISDIR: 'Is a directory',
+  ENOSPC: 'No space left on device',
+  EROFS: 'Read-only file system',
+};
+
+/** Why a file could not be written, told by the file the user chose: `reason` a system error's code or DuckDB's words. */
+function cannotWrite(target: string, reason: unknown): EngineError {
+  const code = typeof reason === 'string' ? reason : ((reason as NodeJS.ErrnoException).code ?? '');
+  const words = SYSTEM_REASONS[code] ?? code;
+  return new EngineError('io', `Cannot write ${target}${words ? ` (${words})` : ''}. Choose a folder that exists and that you may write to.`);
+}
+
 /** A failure to write the export's file, told by the file the user chose (not the one written first). */
 function unwritable(err: unknown, partial: string, target: string): EngineError | undefined {
   const message = err instanceof Error ? err.message : String(err);
   const at = message.indexOf(partial);
   if (at < 0) return undefined;
-  const reason = message.slice(at + partial.length).replace(/^["']?:?\s*/, '').split('\n')[0].trim();
-  return new EngineError('io', `Cannot write ${target}${reason ? ` (${reason})` : ''}. Choose a folder that exists and that you may write to.`);
+  return cannotWrite(target, message.slice(at + partial.length).replace(/^["']?:?\s*/, '').split('\n')[0].trim());
 }
 
 async function describe(conn: DuckDBConnection, reader: string): Promise<FileColumn[]> {
