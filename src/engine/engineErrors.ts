@@ -120,7 +120,9 @@ const OUTSIDE_FOLDERS = /^Permission Error: Cannot access (?:file|directory) "(.
 
 /** A file outside the engine's folders: named, with what to do (the user's statement: leave it out). */
 function outsideFolders(file: string, origin: StatementOrigin): EngineError {
-  if (origin === 'files') return new EngineError('io', `The SQL engine may not read ${file}. Open the result again.`);
+  if (origin === 'files') {
+    return new EngineError('io', `The SQL engine may not read ${file}: it lies outside the folders of the files opened (a link to another folder?). Open the file from the folder it is in.`);
+  }
   return new EngineError(
     'syntax',
     `${file} is out of reach here: the preview's WHERE and the SQL console read only the results open in them, and write no file. Leave the file out of the statement; to query a file, open it as a result.`,
