@@ -83,7 +83,7 @@ export class EngineClient {
   private memoryLimitMb: number;
   private keptCopiesMb: number;
   /** the folders DuckDB may read in the next process started */
-  private readonly folders: Set<string>;
+  private readonly folders = new Set<string>();
   /** the folders the running process was started with */
   private hostFolders: string[] = [];
   /** widening the folders, one at a time */
@@ -95,7 +95,6 @@ export class EngineClient {
     this.logger = options.logger ?? nullLogger;
     this.memoryLimitMb = options.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
     this.keptCopiesMb = options.keptCopiesMb ?? DEFAULT_KEPT_COPIES_MB;
-    this.folders = new Set();
   }
 
   /** The engine process's id while it runs. */

@@ -35,7 +35,9 @@
 // to their end alongside (once per file), and a damaged view fails it naming the file. The
 // read to the end leaves restart points, from which a far window of a JSONL file is read
 // (fileEnds.ts, gzipIndex.ts). Files opened without their table's schema are read as text
-// (sourcePlan.ts).
+// (sourcePlan.ts). Pages carry text values longer than CUT_CHARS as their start and length; one
+// cell's whole value is read on request (longValues.ts). DuckDB reads and writes only in the
+// engine's folder and the folders of the files opened (sandboxStatements).
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
 import { copyFile, rename, rm } from 'node:fs/promises';
@@ -449,8 +451,8 @@ export class ResultEngine {
 
   /**
    * Writes into the engine's work folder (DuckDB may write nowhere else) and moves the file under
-   * its name when complete, so a cancelled export leaves no partial file under its name. A result's files are read to their end alongside (a damaged one fails
-   * the export); a sorted export of a result waits for its copy (reporting the rows copied).
+   * its name when complete, so a cancelled export leaves no partial file under its name. A
+   * result's files are read to their end alongside (a damaged one fails the export); a sorted export of a result waits for its copy (reporting the rows copied).
    */
   async export(work: Work, source: ExportSource, target: ExportTarget): Promise<{ rows: number; path: string }> {
     const result = 'handle' in source ? this.result(source.handle) : undefined;
