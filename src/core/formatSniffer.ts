@@ -4,7 +4,8 @@
 import { constants, gunzipSync } from 'node:zlib';
 import { isGzipMagic, type Format } from './contract';
 
-const PARQUET_MAGIC = Buffer.from('PAR1', 'latin1');
+/** What a Parquet file starts and ends with. */
+export const PARQUET_MAGIC = Buffer.from('PAR1', 'latin1');
 
 /** The format of an object from its leading bytes (a few KiB suffice), or undefined. */
 export function sniffFormat(head: Uint8Array): Format | undefined {

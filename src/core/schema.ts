@@ -169,6 +169,20 @@ export function fieldName(column: Column): string {
   return column.parent === undefined ? column.name : column.name.slice(column.parent.length + 1);
 }
 
+/**
+ * Where each column's value sits in a record, as `[part, ...member names]`: built from the
+ * parent chain, so a property whose own name holds dots (`x.y`) stays one member.
+ */
+export function recordPathsOf(columns: readonly Column[]): (column: Pick<Column, 'part' | 'name'>) => string[] {
+  const idOf = (c: Pick<Column, 'part' | 'name'>): string => `${c.part}\u0000${c.name}`;
+  const paths = new Map<string, string[]>();
+  for (const c of columns) {
+    const parent = c.parent === undefined ? undefined : paths.get(idOf({ part: c.part, name: c.parent }));
+    paths.set(idOf(c), [...(parent ?? [c.part]), fieldName(c)]);
+  }
+  return (c) => paths.get(idOf(c)) ?? [c.part, c.name];
+}
+
 interface WalkState {
   part: Column['part'];
   out: Column[];

@@ -19,7 +19,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '
 import { EngineError, toEngineError } from './engineErrors';
 import type { AttachedDatabase, KeptSqlPage, ResultColumn } from './engineProtocol';
 import { readableTypeOf } from './sourcePlan';
-import { jsonRows } from './rowValues';
+import { CUT_ROWS, readShaped, type RowShape } from './longValues';
 import { quoteIdent } from './sqlText';
 
 /** The schema of the kept rows, in the in-memory catalog (a statement may run with a database file as its default). */
@@ -187,17 +187,27 @@ export class ConsoleRows {
     return true;
   }
 
-  /** Rows `offset` to `offset + limit` of kept rows, once they have arrived (or all there are). */
-  async rows(id: string, offset: number, limit: number, signal?: ConsoleWork): Promise<unknown[][]> {
+  /**
+   * Rows `offset` to `offset + limit` of kept rows, once they have arrived (or all there are):
+   * text values longer than CUT_CHARS as their start and length, or as `shape` asks (longValues.ts).
+   */
+  async rows(id: string, offset: number, limit: number, signal?: ConsoleWork, shape: RowShape = CUT_ROWS): Promise<unknown[][]> {
     const kept = await this.until(id, (k) => k.rows >= offset + limit, signal);
     if (kept.columns.length === 0) return [];
     const conn = await this.host.db.connect();
     try {
       const names = kept.columns.map((_, i) => `c${i}`).join(', ');
-      return jsonRows(await conn.runAndReadAll(`SELECT ${names} FROM ${kept.table} WHERE rowid >= ${offset} AND rowid < ${offset + limit} ORDER BY rowid`));
+      return await readShaped(conn, `SELECT ${names} FROM ${kept.table} WHERE rowid >= ${offset} AND rowid < ${offset + limit} ORDER BY rowid`, [], kept.columns, shape);
     } finally {
       conn.closeSync();
     }
+  }
+
+  /** The whole value of one kept cell: row `offset`, column `column` (by place). */
+  async cell(id: string, offset: number, column: number, signal?: ConsoleWork): Promise<unknown> {
+    const [row] = await this.rows(id, offset, 1, signal, { column });
+    if (!row) throw new EngineError('io', `The statement gave no row ${offset + 1} and column ${column + 1}. Run it again.`);
+    return row[0];
   }
 
   /** How many rows the statement gave, once all have arrived. */

@@ -2,10 +2,15 @@
 // first use and stopped after a quiet spell with nothing open in it (no result, no console
 // holding it), so a native crash or a runaway query never takes the caller down. The client remembers what is open and registered: after an idle
 // stop or a crash the next call starts a new process and reopens what it needs there.
+// DuckDB in that process reads only in the folders it started with (engineHost.ts): the
+// engine's own, those named in the options (the results' folder) and those of every file
+// opened so far. A call naming a file elsewhere (a result saved in another folder, a synced
+// database) waits for the requests running, then the process starts again with its folder
+// added, and reopens what was open (a console's kept rows do not survive that).
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { nullLogger, type Logger } from '../core/logger';
 import { EngineError, isEngineError } from './engineErrors';
@@ -42,6 +47,8 @@ export interface EngineOptions {
   /** stop the process after this long without a call; default 5 minutes */
   idleMs?: number;
   logger?: Logger;
+  /** folders whose files the engine reads (the results' folder), asked for as it starts: a file elsewhere costs a restart of the engine */
+  readableFolders?: () => Promise<string[]>;
   /** the Node (or Electron run as Node) that runs the host; default process.execPath */
   execPath?: string;
 }
@@ -75,6 +82,14 @@ export class EngineClient {
   private readonly logger: Logger;
   private memoryLimitMb: number;
   private keptCopiesMb: number;
+  /** the folders DuckDB may read in the next process started */
+  private readonly folders = new Set<string>();
+  /** the folders the running process was started with */
+  private hostFolders: string[] = [];
+  /** widening the folders, one at a time */
+  private widening: Promise<void> = Promise.resolve();
+  /** called once no request is pending */
+  private readonly drained: (() => void)[] = [];
 
   constructor(private readonly options: EngineOptions) {
     this.logger = options.logger ?? nullLogger;
@@ -94,6 +109,7 @@ export class EngineClient {
 
   async open(source: ResultSource, signal?: AbortSignal): Promise<OpenedResult> {
     const handle = `r${this.nextHandle++}`;
+    await this.readable(source.paths);
     const opened = await this.call('open', { handle, source }, signal);
     this.sources.set(handle, source);
     this.opened.add(handle);
@@ -105,13 +121,20 @@ export class EngineClient {
     return this.call('page', { handle, view, offset, limit }, signal);
   }
 
+  /** The whole value of one cell of a view (pages carry long text values cut: CutValue). */
+  async cell(handle: string, view: View, offset: number, column: number, signal?: AbortSignal): Promise<unknown> {
+    await this.reopen(handle, signal);
+    return this.call('cell', { handle, view, offset, column }, signal);
+  }
+
   async count(handle: string, view: View, signal?: AbortSignal): Promise<number> {
     await this.reopen(handle, signal);
     return this.call('count', { handle, view }, signal);
   }
 
   /** With `database`, the statement runs on that database file, attached read-only for it alone. */
-  sql(text: string, offset: number, limit: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<SqlPage> {
+  async sql(text: string, offset: number, limit: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<SqlPage> {
+    if (database) await this.readable([database.path]);
     return this.call('sql', database ? { text, offset, limit, database } : { text, offset, limit }, signal);
   }
 
@@ -121,12 +144,18 @@ export class EngineClient {
    */
   async sqlKept(text: string, limit: number, signal?: AbortSignal, database?: AttachedDatabase): Promise<KeptSqlPage & { id: string }> {
     const id = `k${this.nextHandle++}`;
+    if (database) await this.readable([database.path]);
     const first = await this.call('sqlKept', database ? { id, text, limit, database } : { id, text, limit }, signal);
     return { ...first, id };
   }
 
   keptRows(id: string, offset: number, limit: number, signal?: AbortSignal): Promise<unknown[][]> {
     return this.call('keptRows', { id, offset, limit }, signal);
+  }
+
+  /** The whole value of one cell of a console statement's kept rows. */
+  keptCell(id: string, offset: number, column: number, signal?: AbortSignal): Promise<unknown> {
+    return this.call('keptCell', { id, offset, column }, signal);
   }
 
   keptCount(id: string, signal?: AbortSignal): Promise<number> {
@@ -140,6 +169,7 @@ export class EngineClient {
 
   /** `<namespace>.<table>` and `<namespace>.<table>__<job id prefix>` views for the SQL console. */
   async registerView(name: string, source: ResultSource): Promise<void> {
+    await this.readable(source.paths);
     await this.call('registerView', { name, source });
     this.views.set(name, source);
   }
@@ -155,6 +185,7 @@ export class EngineClient {
     signal?: AbortSignal,
   ): Promise<{ rows: number; path: string }> {
     if ('handle' in source) await this.reopen(source.handle, signal);
+    if ('sql' in source && source.database) await this.readable([source.database.path]);
     try {
       return await this.call('export', { source, target }, signal, onProgress);
     } catch (err) {
@@ -169,6 +200,7 @@ export class EngineClient {
    * first preview sorts and pages at once. Resolves when the copy is complete; cancellable.
    */
   async prepare(source: ResultSource, signal?: AbortSignal): Promise<{ rows: number; kept: boolean }> {
+    await this.readable(source.paths);
     return this.call('prepare', { handle: `p${this.nextHandle++}`, source }, signal);
   }
 
@@ -205,6 +237,27 @@ export class EngineClient {
     this.disposed = true;
     this.rejectAll(new EngineError('cancelled', 'The SQL engine was shut down.'));
     await this.stop();
+  }
+
+  /**
+   * Makes `paths` readable by the engine: their folders join those of the next process, and a
+   * running process that may not read them stops (once the requests it runs are answered), so
+   * the next call starts one that may.
+   */
+  private readable(paths: readonly string[]): Promise<void> {
+    const step = this.widening.then(async () => {
+      const wanted = paths.map((path) => resolve(path));
+      for (const path of wanted) if (!within(path, [...this.folders])) this.folders.add(dirname(path));
+      // a process starting now may have been started without them
+      if (this.starting) await this.starting.catch(() => undefined);
+      const outside = wanted.filter((path) => !within(path, this.hostFolders));
+      if (!this.child || outside.length === 0) return;
+      this.logger.info(`SQL engine restarts to read files in ${[...new Set(outside.map((path) => dirname(path)))].join(', ')}`);
+      if (this.pending.size > 0) await new Promise<void>((done) => this.drained.push(done));
+      await this.stop();
+    });
+    this.widening = step.catch(() => undefined);
+    return step;
   }
 
   private async reopen(handle: string, signal?: AbortSignal): Promise<void> {
@@ -257,13 +310,20 @@ export class EngineClient {
     return this.starting;
   }
 
-  private start(): Promise<ChildProcess> {
+  private async start(): Promise<ChildProcess> {
+    const named = await (this.options.readableFolders?.() ?? Promise.resolve([])).catch((err: unknown) => {
+      this.logger.warn(`The SQL engine starts without the results folder: ${err instanceof Error ? err.message : String(err)}`);
+      return [] as string[];
+    });
+    for (const folder of named) if (!within(resolve(folder), [...this.folders])) this.folders.add(resolve(folder));
     const settings: HostSettings = {
       tempDir: this.options.tempDir,
       memoryLimitMb: this.memoryLimitMb,
       threads: this.options.threads ?? 2,
       keptCopiesMb: this.keptCopiesMb,
+      readableFolders: [...this.folders],
     };
+    this.hostFolders = settings.readableFolders;
     return new Promise((resolve, reject) => {
       const child = fork(this.options.hostScript, [JSON.stringify(settings)], {
         execPath: this.options.execPath ?? process.execPath,
@@ -312,7 +372,14 @@ export class EngineClient {
     pending.cleanup();
     if (message.type === 'result') pending.resolve(message.result);
     else pending.reject(new EngineError(message.kind, message.message));
-    if (this.pending.size === 0) this.scheduleIdleStop();
+    if (this.pending.size === 0) {
+      this.notifyDrained();
+      this.scheduleIdleStop();
+    }
+  }
+
+  private notifyDrained(): void {
+    for (const done of this.drained.splice(0)) done();
   }
 
   private exited(child: ChildProcess, how: string): void {
@@ -332,6 +399,7 @@ export class EngineClient {
       p.cleanup();
       p.reject(err);
     }
+    this.notifyDrained();
   }
 
   /** Stops the process after the idle time, unless by then a result is open or a caller holds it. */
@@ -367,4 +435,12 @@ export class EngineClient {
 async function removePartial(target: string): Promise<void> {
   const partial = `${target}.partial`;
   await Promise.all([partial, join(dirname(partial), `tmp_${basename(partial)}`)].map((file) => rm(file, { force: true }).catch(() => undefined)));
+}
+
+/** Whether `path` lies inside one of `folders`. */
+function within(path: string, folders: readonly string[]): boolean {
+  return folders.some((folder) => {
+    const rel = relative(folder, path);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  });
 }

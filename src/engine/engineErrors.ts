@@ -115,6 +115,20 @@ function sqlDetails(lines: string[], origin: StatementOrigin): string[] {
   return kept;
 }
 
+/** DuckDB refusing a file outside the folders the engine may read (engineHost.ts). */
+const OUTSIDE_FOLDERS = /^Permission Error: Cannot access (?:file|directory) "(.*)" - file system operations are disabled by configuration/;
+
+/** A file outside the engine's folders: named, with what to do (the user's statement: leave it out). */
+function outsideFolders(file: string, origin: StatementOrigin): EngineError {
+  if (origin === 'files') {
+    return new EngineError('io', `The SQL engine may not read ${file}: it lies outside the folders of the files opened (a link to another folder?). Open the file from the folder it is in.`);
+  }
+  return new EngineError(
+    'syntax',
+    `${file} is out of reach here: the preview's WHERE and the SQL console read only the results open in them, and write no file. Leave the file out of the statement; to query a file, open it as a result.`,
+  );
+}
+
 /** An EngineError for a DuckDB failure: its first line plus what to do next, and for the user's SQL the lines that point at the mistake. */
 function fromDuckDbError(err: unknown, origin: StatementOrigin): EngineError {
   const raw = (err instanceof Error ? err.message : String(err)).replace(EXTRACT_PREFIX, '');
@@ -123,6 +137,8 @@ function fromDuckDbError(err: unknown, origin: StatementOrigin): EngineError {
   if (damaged >= 0) return new EngineError('corrupt', raw.slice(damaged + DAMAGED_VIEW_MARK.length).split('\n')[0].trim());
   const [head, ...rest] = raw.split('\n');
   const first = head.trim();
+  const outside = OUTSIDE_FOLDERS.exec(first);
+  if (outside) return outsideFolders(outside[1], origin);
   if (!isUsersMistake(raw, origin)) {
     // the rest is SQL context or advice for DuckDB's own command line
     const kind = kindOfDuckDbMessage(raw);

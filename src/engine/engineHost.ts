@@ -2,12 +2,12 @@
 // away, only this process suffers), opens one in-memory database with extension downloads
 // off, and answers the engine client's requests over IPC (see engineProtocol.ts).
 
-import { mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { toEngineError } from './engineErrors';
 import type { FromHost, HostSettings, RequestParams, ToHost } from './engineProtocol';
 import { KeptCopies } from './keptCopies';
-import { ENGINE_SETTINGS, ResultEngine, type Work } from './resultEngine';
+import { ENGINE_SETTINGS, ResultEngine, sandboxStatements, type Work } from './resultEngine';
 import { isProcessRunning } from '../core/processAlive';
 
 type DuckDbModule = typeof import('@duckdb/node-api');
@@ -47,6 +47,16 @@ async function prepareWorkDir(tempDir: string): Promise<string> {
   return dir;
 }
 
+/**
+ * The folders DuckDB may read: the engine's own and those the client names, each also as its
+ * real path (DuckDB judges a file by its real path: a folder under a link such as macOS's /tmp).
+ */
+async function readableFolders(settings: HostSettings): Promise<string[]> {
+  const folders = [settings.tempDir, ...(settings.readableFolders ?? [])].map((folder) => resolve(folder));
+  const real = await Promise.all(folders.map((folder) => realpath(folder).catch(() => folder)));
+  return [...folders, ...real];
+}
+
 function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams, params: unknown): Promise<unknown> | unknown {
   switch (method) {
     case 'open': {
@@ -56,6 +66,14 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
     case 'page': {
       const p = params as RequestParams['page'];
       return engine.page(work, p.handle, p.view, p.offset, p.limit);
+    }
+    case 'cell': {
+      const p = params as RequestParams['cell'];
+      return engine.cell(work, p.handle, p.view, p.offset, p.column);
+    }
+    case 'keptCell': {
+      const p = params as RequestParams['keptCell'];
+      return engine.consoleRows.cell(p.id, p.offset, p.column, work);
     }
     case 'count': {
       const p = params as RequestParams['count'];
@@ -117,6 +135,7 @@ async function main(): Promise<void> {
   const setup = await db.connect();
   await setup.run("SET GLOBAL TimeZone = 'UTC'");
   for (const setting of ENGINE_SETTINGS) await setup.run(setting);
+  for (const statement of sandboxStatements(await readableFolders(settings))) await setup.run(statement);
   setup.closeSync();
   const kept = new KeptCopies(join(settings.tempDir, 'copies'), settings.keptCopiesMb ?? 0, log);
   const engine = new ResultEngine(db, duckdb.StatementType as unknown as Record<number, string>, workDir, log, kept);

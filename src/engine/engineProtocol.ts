@@ -1,4 +1,4 @@
-// What the engine serves and how the engine client and its child process talk. Types only:
+// What the engine serves and how the engine client and its child process talk. Types and constants only:
 // the extension, the CLI and the engine host all import this file, and it imports neither
 // `vscode` nor DuckDB.
 
@@ -46,9 +46,22 @@ export interface View {
   sort?: Sort[];
 }
 
+/** Text values longer than this travel in pages as a CutValue. */
+export const CUT_CHARS = 4096;
+
+/**
+ * A text value longer than CUT_CHARS as a page carries it: its first CUT_CHARS characters and
+ * its whole length in characters. The whole value comes from a `cell` (or `keptCell`) request.
+ */
+export interface CutValue {
+  cut: true;
+  start: string;
+  length: number;
+}
+
 export interface Page {
   columns: ResultColumn[];
-  /** JSON-safe: big integers and decimals as strings, timestamps as ISO 8601 text, JSON columns as their text */
+  /** JSON-safe: big integers and decimals as strings, timestamps as ISO 8601 text, JSON columns as their text; long text as CutValue */
   rows: unknown[][];
   offset: number;
 }
@@ -97,7 +110,13 @@ export type EngineErrorKind = (typeof ENGINE_ERROR_KINDS)[number];
 
 /** Settings the engine host starts with. */
 export interface HostSettings {
+  /** the engine's own folder (work folders, spill files, kept copies): DuckDB may read and write in it */
   tempDir: string;
+  /**
+   * The folders whose files DuckDB may read besides `tempDir` (the results' folders, a synced
+   * database's): nothing else, whatever a statement asks for. Fixed for the process's life.
+   */
+  readableFolders: string[];
   memoryLimitMb: number;
   threads: number;
   /** how much the kept copies of results may take together (`<tempDir>/copies`); 0 keeps none */
@@ -108,11 +127,15 @@ export interface HostSettings {
 export interface RequestParams {
   open: { handle: string; source: ResultSource };
   page: { handle: string; view: View; offset: number; limit: number };
+  /** the whole value of one cell of a view (a page cuts long values) */
+  cell: { handle: string; view: View; offset: number; column: number };
   count: { handle: string; view: View };
   sql: { text: string; offset: number; limit: number; database?: AttachedDatabase };
   /** runs a statement once, keeping its rows as `id` (consoleRows.ts) */
   sqlKept: { id: string; text: string; limit: number; database?: AttachedDatabase };
   keptRows: { id: string; offset: number; limit: number };
+  /** the whole value of one cell of a console statement's kept rows */
+  keptCell: { id: string; offset: number; column: number };
   keptCount: { id: string };
   dropKept: { id: string };
   registerView: { name: string; source: ResultSource };
@@ -127,10 +150,12 @@ export interface RequestParams {
 export interface RequestResults {
   open: OpenedResult;
   page: Page;
+  cell: unknown;
   count: number;
   sql: SqlPage;
   sqlKept: KeptSqlPage;
   keptRows: unknown[][];
+  keptCell: unknown;
   keptCount: number;
   dropKept: void;
   registerView: void;

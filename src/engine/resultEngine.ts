@@ -35,11 +35,13 @@
 // to their end alongside (once per file), and a damaged view fails it naming the file. The
 // read to the end leaves restart points, from which a far window of a JSONL file is read
 // (fileEnds.ts, gzipIndex.ts). Files opened without their table's schema are read as text
-// (sourcePlan.ts).
+// (sourcePlan.ts). Pages carry text values longer than CUT_CHARS as their start and length; one
+// cell's whole value is read on request (longValues.ts). DuckDB reads and writes only in the
+// engine's folder and the folders of the files opened (sandboxStatements).
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBResultReader, DuckDBType } from '@duckdb/node-api';
-import { rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DAMAGED_VIEW_MARK, EngineError, isEngineError, toEngineError, type StatementOrigin } from './engineErrors';
 import type { AttachedDatabase, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
@@ -47,6 +49,7 @@ import { columnList, isPlain, partsOf, positionsOrder, viewQuery, viewRows, type
 import type { KeptCopies } from './keptCopies';
 import { ResultStore } from './resultStore';
 import { jsonRows } from './rowValues';
+import { CUT_ROWS, readShaped, type RowShape } from './longValues';
 import { ConsoleRows } from './consoleRows';
 import { FileEnds, fileVersion, untilCancelled } from './fileEnds';
 import { countRecords, DamagedFile, recordSpan, type Around, type LineSpan } from './fileLines';
@@ -174,6 +177,19 @@ export const ENGINE_SETTINGS = [
   'SET GLOBAL allocator_background_threads = true',
 ];
 
+/**
+ * The statements that shut DuckDB in (run last, once, as the engine starts): it may read and
+ * write only in `folders` (the engine's own folder, the results' folders), so neither a
+ * preview's WHERE nor a console statement can read other files (`read_text('/etc/hostname')`),
+ * attach other databases or write elsewhere. Once external access is off DuckDB refuses to
+ * turn it on again or to change the folders, the temp directory or the extensions loaded, so
+ * the configuration needs no lock (which would also stop the engine's own memory-limit changes).
+ */
+export function sandboxStatements(folders: readonly string[]): string[] {
+  const unique = [...new Set(folders.map((folder) => folder.replace(/[\\/]+$/, '')).filter((folder) => folder !== ''))];
+  return [`SET GLOBAL allowed_directories = [${unique.map(quoteString).join(', ')}]`, 'SET GLOBAL enable_external_access = false'];
+}
+
 /** A database file attached read-only, and how many requests use it now. */
 interface Attachment {
   path: string;
@@ -197,6 +213,8 @@ export class ResultEngine {
   private readonly fileReadersDone: (() => void)[] = [];
   /** runs out COPY_RESUMES_AFTER_MS after the last request reading files ended */
   private copiesWait?: NodeJS.Timeout;
+  /** exports written so far, naming their partial files */
+  private exports = 0;
   /** the lines last read from a file not yet copied, and around them */
   private recentLines?: { result: OpenResult; file: number; span: LineSpan };
 
@@ -249,7 +267,7 @@ export class ResultEngine {
       await this.run(work, async (conn) => {
         await conn.run(`CREATE OR REPLACE VIEW ${result.view} AS ${plan.sql}`);
         const first = result.perFile && result.perFile.length > 1 ? `(${result.perFile[0]})` : result.view;
-        result.firstRows = jsonRows(await conn.runAndReadAll(`SELECT ${columnList(result.columns)} FROM ${first} LIMIT ${FIRST_ROWS}`));
+        result.firstRows = await readShaped(conn, `SELECT ${columnList(result.columns)} FROM ${first} LIMIT ${FIRST_ROWS}`, [], result.columns, CUT_ROWS);
       });
       // these rows may be all the first file has: it is shown whole only once it is known to be
       if (result.firstRows.length < FIRST_ROWS) await this.checkWhole(result, 0, () => work.cancelled);
@@ -285,24 +303,43 @@ export class ResultEngine {
     return { rows, kept: result.store.kept };
   }
 
+  /** Rows of a view; text values longer than CUT_CHARS come as their start and length (longValues.ts). */
   page(work: Work, id: string, view: View, offset: number, limit: number): Promise<Page> {
+    return this.shapedPage(work, id, view, offset, limit, CUT_ROWS);
+  }
+
+  /** The whole value of one cell of a view: row `offset`, column `column` (by place). */
+  async cell(work: Work, id: string, view: View, offset: number, column: number): Promise<unknown> {
+    const result = this.result(id);
+    if (!Number.isSafeInteger(column) || column < 0 || column >= result.columns.length) {
+      throw new EngineError('syntax', `The result has no column ${column + 1}: it has ${result.columns.length}.`);
+    }
+    const { rows } = await this.shapedPage(work, id, view, offset, 1, { column });
+    if (rows.length === 0) throw new EngineError('io', `The view has no row ${offset + 1} (any more). Scroll to the row again.`);
+    return rows[0][0];
+  }
+
+  private shapedPage(work: Work, id: string, view: View, offset: number, limit: number, shape: RowShape): Promise<Page> {
     const result = this.result(id);
     whole(offset);
     whole(limit);
     const page = (rows: unknown[][]): Page => ({ columns: result.columns, rows, offset });
     if (isPlain(view)) {
-      if (result.allRowsRead || offset + limit <= result.firstRows.length) return Promise.resolve(page(result.firstRows.slice(offset, offset + limit)));
-      return this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit)));
+      // the rows kept at the open are cut: a whole value is read
+      const kept = 'cut' in shape && (result.allRowsRead || offset + limit <= result.firstRows.length);
+      if (kept) return Promise.resolve(page(result.firstRows.slice(offset, offset + limit)));
+      return this.run(work, async (conn) => page(await this.plainRows(conn, work, result, offset, limit, shape)));
     }
     if (result.damage) return Promise.reject(result.damage);
     return this.run(work, async (conn) => {
       await checkFilterValues(conn, view, result.columns);
+      const shaped = (sql: string, params: string[] = []): Promise<unknown[][]> => readShaped(conn, sql, params, result.columns, shape);
       const sorted = (view.sort ?? []).length > 0;
       if (sorted && offset + limit > SORTED_FROM_FILES) await this.untilCopied(work, result);
       const query = viewQuery(result, view);
       return withUsersWhere(conn, view, result.columns, () => this.reading(result, query, work, async () => {
         if (!query.complete || offset + limit <= TOP_N_ROWS) {
-          const read = async (): Promise<unknown[][]> => jsonRows(await conn.runAndReadAll(`${query.sql} LIMIT ${limit} OFFSET ${offset}`, query.params));
+          const read = (): Promise<unknown[][]> => shaped(`${query.sql} LIMIT ${limit} OFFSET ${offset}`, query.params);
           if (!query.readsFiles) return page(await read());
           // a sort reads every row; a filter's page that ends short has read the files to their end
           if (sorted) return page(await this.checkingEnds(result, this.allFiles(result), work, read));
@@ -312,7 +349,7 @@ export class ResultEngine {
         }
         const columns = result.columns.map((c) => quoteIdent(c.name));
         const order = positionsOrder(result, view);
-        return page(await result.store.readPositioned(conn, columns, order, offset, limit, async (sql) => jsonRows(await conn.runAndReadAll(sql))));
+        return page(await result.store.readPositioned(conn, columns, order, offset, limit, (sql) => shaped(sql)));
       }));
     });
   }
@@ -414,15 +451,15 @@ export class ResultEngine {
   }
 
   /**
-   * Writes beside the target and renames when complete, so a cancelled export leaves no partial
-   * file under its name. A result's files are read to their end alongside (a damaged one fails
-   * the export); a sorted export of a result waits for its copy (reporting the rows copied).
+   * Writes into the engine's work folder (DuckDB may write nowhere else) and moves the file under
+   * its name when complete, so a cancelled export leaves no partial file under its name. A
+   * result's files are read to their end alongside (a damaged one fails the export); a sorted export of a result waits for its copy (reporting the rows copied).
    */
   async export(work: Work, source: ExportSource, target: ExportTarget): Promise<{ rows: number; path: string }> {
     const result = 'handle' in source ? this.result(source.handle) : undefined;
     const view = 'handle' in source ? (source.view ?? {}) : {};
     const database = 'sql' in source ? source.database : undefined;
-    const partial = `${target.path}.partial`;
+    const partial = join(this.workDir, `export-${++this.exports}-${basename(target.path)}.partial`);
     const options = target.format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
     if (result?.damage) throw result.damage;
     const damage = 'sql' in source ? await this.viewsChecked(work, source.sql) : undefined;
@@ -452,7 +489,7 @@ export class ResultEngine {
         try {
           // put under its name only once the files it read are known to be whole
           const rows = await (result && query.readsFiles ? this.checkingEnds(result, this.allFiles(result), work, write) : write());
-          await rename(partial, target.path);
+          await putInPlace(partial, target.path);
           work.progress(rows);
           return { rows, path: target.path };
         } catch (err) {
@@ -738,16 +775,17 @@ export class ResultEngine {
    * copied; beyond, from the files that hold them once each file's rows are known; else by
    * reading the files up to `offset`.
    */
-  private async plainRows(conn: DuckDBConnection, work: Work, result: OpenResult, offset: number, limit: number): Promise<unknown[][]> {
+  private async plainRows(conn: DuckDBConnection, work: Work, result: OpenResult, offset: number, limit: number, shape: RowShape): Promise<unknown[][]> {
     const { store } = result;
     const columns = columnList(result.columns);
+    const shaped = (sql: string, params: string[] = []): Promise<unknown[][]> => readShaped(conn, sql, params, result.columns, shape);
     const fromStore = (start: number, rows: number): Promise<unknown[][]> =>
-      store.use(async () => jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM ${store.table} WHERE rowid >= ${start} AND rowid < ${start + rows} ORDER BY rowid`)));
+      store.use(() => shaped(`SELECT ${columns} FROM ${store.table} WHERE rowid >= ${start} AND rowid < ${start + rows} ORDER BY rowid`));
     if (store.complete || offset + limit <= store.convertedRows) return fromStore(offset, limit);
     const parts = result.perFile ? partsOf(result.damage ? this.rowsBeforeDamage(result) : store.fileRows, offset, limit) : undefined;
     // past a damaged file, rows are not where they seem: only those known to lie before the damage are served
     if (result.damage && (!parts || parts.reduce((sum, part) => sum + part.rows, 0) < limit)) throw result.damage;
-    const fromFiles = (sql: string): Promise<unknown[][]> => this.readingFiles(async () => jsonRows(await conn.runAndReadAll(sql)));
+    const fromFiles = (sql: string): Promise<unknown[][]> => this.readingFiles(() => shaped(sql));
     if (!parts) {
       const rows = await fromFiles(`SELECT ${columns} FROM ${result.view} LIMIT ${limit} OFFSET ${offset}`);
       // a page that ends short read the files to their end, where one cut short reads as shorter
@@ -760,7 +798,7 @@ export class ResultEngine {
       const lines = result.lineWindows;
       if (!lines || from < LINE_WINDOW_FROM) return fromFiles(parsed);
       const rowsOf = async (text: string[]): Promise<unknown[][]> =>
-        text.length === 0 ? [] : jsonRows(await conn.runAndReadAll(`SELECT ${columns} FROM (${lines.sql})`, [text.join('\n')]));
+        text.length === 0 ? [] : shaped(`SELECT ${columns} FROM (${lines.sql})`, [text.join('\n')]);
       try {
         const near = this.nearLines(result, file, from, count);
         if (near) return await rowsOf(near);
@@ -1035,13 +1073,52 @@ function onlyComments(text: string): boolean {
   return text.replace(/\/\*[\s\S]*?(\*\/|$)/g, '').replace(/--[^\n]*/g, '').replace(/[;\s]/g, '') === '';
 }
 
+/**
+ * Puts a file written in the work folder under `target`: renamed, or on another disk copied
+ * beside the target first, so no partial file is ever under its name.
+ */
+async function putInPlace(partial: string, target: string): Promise<void> {
+  try {
+    await rename(partial, target);
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw cannotWrite(target, err);
+  }
+  const beside = `${target}.partial`;
+  try {
+    await copyFile(partial, beside);
+    await rename(beside, target);
+  } catch (err) {
+    await rm(beside, { force: true }).catch(() => undefined);
+    throw cannotWrite(target, err);
+  } finally {
+    await rm(partial, { force: true }).catch(() => undefined);
+  }
+}
+
+const SYSTEM_REASONS: Record<string, string> = {
+  ENOENT: 'No such file or directory',
+  ENOTDIR: 'Not a directory',
+  EACCES: 'Permission denied',
+  EPERM: 'Permission denied',
+  EISDIR: 'Is a directory',
+  ENOSPC: 'No space left on device',
+  EROFS: 'Read-only file system',
+};
+
+/** Why a file could not be written, told by the file the user chose: `reason` a system error's code or DuckDB's words. */
+function cannotWrite(target: string, reason: unknown): EngineError {
+  const code = typeof reason === 'string' ? reason : ((reason as NodeJS.ErrnoException).code ?? '');
+  const words = SYSTEM_REASONS[code] ?? code;
+  return new EngineError('io', `Cannot write ${target}${words ? ` (${words})` : ''}. Choose a folder that exists and that you may write to.`);
+}
+
 /** A failure to write the export's file, told by the file the user chose (not the one written first). */
 function unwritable(err: unknown, partial: string, target: string): EngineError | undefined {
   const message = err instanceof Error ? err.message : String(err);
   const at = message.indexOf(partial);
   if (at < 0) return undefined;
-  const reason = message.slice(at + partial.length).replace(/^["']?:?\s*/, '').split('\n')[0].trim();
-  return new EngineError('io', `Cannot write ${target}${reason ? ` (${reason})` : ''}. Choose a folder that exists and that you may write to.`);
+  return cannotWrite(target, message.slice(at + partial.length).replace(/^["']?:?\s*/, '').split('\n')[0].trim());
 }
 
 async function describe(conn: DuckDBConnection, reader: string): Promise<FileColumn[]> {

@@ -8,7 +8,7 @@
 // fields are read as text (nested ones as JSON).
 
 import type { SchemaEnvelope } from '../core/contract';
-import { columnsOf, type Column } from '../core/schema';
+import { columnsOf, fieldName, recordPathsOf, type Column } from '../core/schema';
 import type { ResultColumn, ResultFormat } from './engineProtocol';
 import { jsonPointer, quoteIdent, quoteString } from './sqlText';
 
@@ -206,18 +206,22 @@ interface SchemaPart {
   leaves: Leaf[];
 }
 
-/** key, value and meta with their columns in schema order; leaves are the columns without members. */
+/**
+ * key, value and meta with their columns in schema order; leaves are the columns without
+ * members, each with its path in the record from the schema's parent chain (a property named
+ * `x.y` is one field, not `y` inside `x`).
+ */
 function schemaParts(schema: SchemaEnvelope): SchemaPart[] {
   const all = columnsOf(schema);
+  const pathOf = recordPathsOf(all);
   const parts = [
     { name: 'key', columns: all.filter((c) => c.part === 'key') },
     { name: 'value', columns: all.filter((c) => c.part === 'value') },
     { name: 'meta', columns: META_COLUMNS },
   ];
   return parts.map((p) => {
-    const leaves = p.columns
-      .filter((c) => !p.columns.some((other) => other.name.startsWith(`${c.name}.`)))
-      .map((c) => ({ path: c.name.split('.'), column: resultColumn(p.name, c) }));
+    const withMembers = new Set(p.columns.flatMap((c) => (c.parent === undefined ? [] : [c.parent])));
+    const leaves = p.columns.filter((c) => !withMembers.has(c.name)).map((c) => ({ path: pathOf(c).slice(1), column: resultColumn(p.name, c) }));
     return { ...p, leaves };
   });
 }
@@ -253,16 +257,14 @@ interface FieldTree {
 }
 
 /**
- * The fields of a record part, nested by the dots of the column names, as json_transform takes
+ * The fields of a record part, nested by the schema's parent chain, as json_transform takes
  * them: `{"id": "BIGINT", "address": {"city": "VARCHAR"}}`.
  */
-function fieldTree(columns: Column[], prefix = ''): FieldTree {
-  const direct = columns.filter((c) => c.name.startsWith(prefix) && !c.name.slice(prefix.length).includes('.'));
+function fieldTree(columns: Column[], parent?: string): FieldTree {
   return Object.fromEntries(
-    direct.map((c) => {
-      const members = columns.filter((other) => other.name.startsWith(`${c.name}.`));
-      return [c.name.slice(prefix.length), members.length > 0 ? fieldTree(members, `${c.name}.`) : sqlTypeOf(c.type)];
-    }),
+    columns
+      .filter((c) => c.parent === parent)
+      .map((c) => [fieldName(c), columns.some((other) => other.parent === c.name) ? fieldTree(columns, c.name) : sqlTypeOf(c.type)]),
   );
 }
 

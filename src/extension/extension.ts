@@ -22,6 +22,7 @@ import { readRateLimits } from './jobs/jobSettings';
 import { ExplorerTreeProvider } from './explorer/explorerTreeProvider';
 import { SchemaReader } from './explorer/schemaReader';
 import { outputChannelLogger } from './logging/outputChannelLogger';
+import { engineFolders } from './preview/engineFolders';
 import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
 import { registerPreview } from './preview/previewCommands';
 import { prepareDownloads } from './preview/prepareDownloads';
@@ -95,6 +96,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   const engine = new EngineClient({
     hostScript: context.asAbsolutePath(path.join('dist', 'engineHost.js')),
     tempDir: path.join(context.globalStorageUri.fsPath, 'engine'),
+    readableFolders: () => engineFolders(context.globalStorageUri),
     ...engineSettings(),
     logger,
   });

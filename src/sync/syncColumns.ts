@@ -6,7 +6,7 @@
 // double, date-time -> timestamptz, date -> date, enum and string -> text, boolean -> boolean.
 
 import type { SchemaEnvelope } from '../core/contract';
-import { columnsOf, fieldName, flatColumnsOf, type Column } from '../core/schema';
+import { columnsOf, flatColumnsOf, recordPathsOf } from '../core/schema';
 import { DqError } from '../client/errors';
 import type { TargetColumn, TargetTable, TargetType } from './syncTarget';
 
@@ -38,12 +38,12 @@ export function targetTypeOf(type: string): TargetType {
 /** The columns of a table, key columns first, each in schema order. */
 export function targetColumnsOf(envelope: SchemaEnvelope): TargetColumn[] {
   const all = columnsOf(envelope);
-  const paths = recordPaths(all);
+  const pathOf = recordPathsOf(all);
   const flat = flatColumnsOf(all);
   const keyNames = new Set(flat.filter((c) => c.part === 'key').map((c) => c.name));
   const columns = flat.map((c): TargetColumn => ({
     name: c.part === 'value' && keyNames.has(c.name) ? `value.${c.name}` : c.name,
-    path: paths.get(idOf(c)) ?? [c.part, c.name],
+    path: pathOf(c),
     type: targetTypeOf(c.type),
     key: c.part === 'key',
   }));
@@ -67,18 +67,4 @@ export function targetColumnsOf(envelope: SchemaEnvelope): TargetColumn[] {
 /** A service table as a target table at the schema's version. */
 export function targetTableOf(namespace: string, table: string, envelope: SchemaEnvelope): TargetTable {
   return { namespace, table, columns: targetColumnsOf(envelope), schemaVersion: envelope.version, schema: envelope.schema };
-}
-
-function idOf(c: Pick<Column, 'part' | 'name'>): string {
-  return `${c.part}\u0000${c.name}`;
-}
-
-/** Where each column's value sits in a record; built from the parent chain, so member names with dots stay whole. */
-function recordPaths(columns: readonly Column[]): Map<string, string[]> {
-  const paths = new Map<string, string[]>();
-  for (const c of columns) {
-    const parent = c.parent === undefined ? undefined : paths.get(idOf({ part: c.part, name: c.parent }));
-    paths.set(idOf(c), [...(parent ?? [c.part]), fieldName(c)]);
-  }
-  return paths;
 }

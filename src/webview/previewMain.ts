@@ -9,7 +9,7 @@
 // the grid shows only why.
 
 import { BUSY_AFTER_MS, busyText, sameView } from './busyText';
-import { cellText, hoverText, rowTsv, shownText } from './cellText';
+import { cellText, holdsCutValue, hoverText, rowTsv, shownText } from './cellText';
 import { countingToText, goToRow } from './goToRow';
 import { followCursor, moveCursor, type Cursor } from './gridCursor';
 import type { ResultColumn } from '../engine/engineProtocol';
@@ -487,6 +487,12 @@ class PreviewGrid {
   private copy(): void {
     const row = this.windows.row(this.cursor.row);
     if (!row) return;
+    const values = this.rowSelected ? row : [row[this.cursor.column]];
+    // a long value here is only its start: the extension reads it whole from the engine
+    if (holdsCutValue(values)) {
+      this.vscode.postMessage({ type: 'copyWhole', version: this.version, row: this.cursor.row, ...(this.rowSelected ? {} : { column: this.cursor.column }) });
+      return;
+    }
     const text = this.rowSelected ? rowTsv(row) : cellText(row[this.cursor.column]);
     this.vscode.postMessage({ type: 'copy', text });
   }

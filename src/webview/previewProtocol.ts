@@ -44,6 +44,8 @@ export type ToHost =
   /** the grid painted rows of a version for the first time */
   | { type: 'shown'; version: number; firstRow: number; rows: number }
   | { type: 'copy'; text: string }
+  /** copy a row (or one cell of it) of a version that holds values the grid has only the start of: the host reads them whole */
+  | { type: 'copyWhole'; version: number; row: number; column?: number }
   | { type: 'export' };
 
 /** The message, when it is a well-formed ToHost; otherwise undefined. */
@@ -67,6 +69,9 @@ export function parseToHost(data: unknown): ToHost | undefined {
         : undefined;
     case 'copy':
       return isText(data.text) ? { type: 'copy', text: data.text } : undefined;
+    case 'copyWhole':
+      if (!isCount(data.version) || !isCount(data.row) || (data.column !== undefined && !isCount(data.column))) return undefined;
+      return { type: 'copyWhole', version: data.version, row: data.row, ...(data.column !== undefined ? { column: data.column } : {}) };
     default:
       return undefined;
   }

@@ -5,6 +5,7 @@
 
 import type { Logger } from '../../core/logger';
 import type { ExportSource, ResultColumn } from '../../engine/engineProtocol';
+import { cellText, isCutValue, rowTsv } from '../../webview/cellText';
 import { engineView } from '../../webview/filterText';
 import { EMPTY_VIEW, parseToHost, type ToWebview, type ViewState } from '../../webview/previewProtocol';
 import { isCancellation } from '../ui/cancellation';
@@ -195,6 +196,28 @@ export class PreviewSession {
     }
   }
 
+  /**
+   * Copies row `row` of the current view (or its cell in `column`) with its long values whole:
+   * the grid has only their start. Each is read on its own, so no more than one is held at once
+   * beside the text copied.
+   */
+  private async copyWhole(row: number, column: number | undefined): Promise<void> {
+    const source = this.source;
+    if (!source) return;
+    const view = engineView(this.view);
+    const signal = this.reads.signal;
+    if (column !== undefined) {
+      this.host.copy(cellText(await source.cell(view, row, column, signal)));
+      return;
+    }
+    const [values] = await source.page(view, row, 1, signal);
+    if (!values) return;
+    for (const [i, value] of values.entries()) {
+      if (isCutValue(value)) values[i] = await source.cell(view, row, i, signal);
+    }
+    this.host.copy(rowTsv(values));
+  }
+
   /** What an export reads: the current view of the current source. */
   exportTarget(): ExportSource | undefined {
     return this.source?.exportTarget(engineView(this.view));
@@ -227,6 +250,12 @@ export class PreviewSession {
         break;
       case 'copy':
         this.host.copy(message.text);
+        break;
+      case 'copyWhole':
+        if (message.version !== this.version) return;
+        await this.copyWhole(message.row, message.column).catch((err: unknown) => {
+          if (!isCancellation(err)) this.setError(err);
+        });
         break;
       case 'export':
         this.host.export();

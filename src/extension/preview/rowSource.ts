@@ -7,14 +7,17 @@ import type { AttachedDatabase, ExportSource, ResultColumn, ResultSource, View }
 import { statementTitle } from './sqlStatements';
 
 /** The engine calls a preview makes. */
-export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'count' | 'sqlKept' | 'keptRows' | 'keptCount' | 'dropKept' | 'hold' | 'closeHandle' | 'export'>;
+export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'cell' | 'count' | 'sqlKept' | 'keptRows' | 'keptCell' | 'keptCount' | 'dropKept' | 'hold' | 'closeHandle' | 'export'>;
 
 export interface RowSource {
   readonly title: string;
   readonly columns: ResultColumn[];
   /** sort, filters and WHERE apply (not to a SQL statement's result) */
   readonly canShape: boolean;
+  /** rows of a view; long text values come cut (CutValue) */
   page(view: View, offset: number, limit: number, signal: AbortSignal): Promise<unknown[][]>;
+  /** the whole value of one cell: row `offset` of the view, column `column` by place */
+  cell(view: View, offset: number, column: number, signal: AbortSignal): Promise<unknown>;
   /** the number of rows in a view, when it can be known without reading them all */
   count(view: View, signal: AbortSignal): Promise<number | undefined>;
   exportTarget(view: View): ExportSource;
@@ -28,6 +31,7 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
     columns,
     canShape: true,
     page: async (view, offset, limit, pageSignal) => (await engine.page(handle, view, offset, limit, pageSignal)).rows,
+    cell: (view, offset, column, cellSignal) => engine.cell(handle, view, offset, column, cellSignal),
     count: (view, countSignal) => engine.count(handle, view, countSignal),
     exportTarget: (view) => ({ handle, view }),
     close: () => engine.closeHandle(handle),
@@ -58,6 +62,7 @@ export async function runSqlStatement(engine: PreviewEngine, text: string, first
       if (allFirst || offset + limit <= first.rows.length) return first.rows.slice(offset, offset + limit);
       return engine.keptRows(first.id, offset, limit, pageSignal);
     },
+    cell: (_view, offset, column, cellSignal) => engine.keptCell(first.id, offset, column, cellSignal),
     count: (_view, countSignal) => (first.total !== undefined ? Promise.resolve(first.total) : engine.keptCount(first.id, countSignal)),
     exportTarget: () => ({ kept: first.id }),
     close: async () => {

@@ -6,7 +6,7 @@ import type { EngineClient } from '../../../src/engine/engineClient';
 import { isEngineError } from '../../../src/engine/engineErrors';
 import type { OpenedResult, View } from '../../../src/engine/engineProtocol';
 import { parseCsv } from '../../support/csvRows';
-import { SampleResults, expectedRow, jsonlRecords, type JsonRecord } from './sampleResults';
+import { SampleResults, expectedRow, exportsBeingWritten, jsonlRecords, type JsonRecord } from './sampleResults';
 
 describe('engine: paging, sorting, filtering, SQL and export over a whole result', function () {
   this.timeout(60_000);
@@ -148,7 +148,8 @@ describe('engine: paging, sorting, filtering, SQL and export over a whole result
     // rows enough for minutes of writing: the cancel comes while the file grows
     const exporting = engine.export({ sql: "SELECT x, repeat('y', 200) AS filler FROM range(10000000000) t(x)" }, { path: target, format: 'csv' }, () => undefined, abort.signal);
     const deadline = Date.now() + 30_000;
-    while (!(await fs.stat(`${target}.partial`).then((s) => s.size > 0, () => false))) {
+    // DuckDB writes it in the engine's work folder, and moves it under its name once complete
+    while (!(await exportsBeingWritten(path.join(results.dir, 'engine'))).some((file) => file.size > 0)) {
       assert.ok(Date.now() < deadline, 'the export started writing');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -158,6 +159,7 @@ describe('engine: paging, sorting, filtering, SQL and export over a whole result
     assert.deepEqual((await engine.sql('SELECT 1 + 1 AS two', 0, 1)).rows, [[2]]);
     const left = (await fs.readdir(results.dir)).filter((f) => f.startsWith('cancelled.csv'));
     assert.deepEqual(left, [], 'no file of the cancelled export is left');
+    assert.deepEqual(await exportsBeingWritten(path.join(results.dir, 'engine')), [], "nor in the engine's work folder");
   });
 
   it('says which file it could not write when the export\'s folder is missing, naming the file chosen', async () => {

@@ -95,3 +95,15 @@ export function expectedRow(record: JsonRecord, columns: ResultColumn[]): unknow
 export function comparable(rows: unknown[][], columns: ResultColumn[]): unknown[][] {
   return rows.map((row) => row.map((v, i) => (columns[i].sqlType === 'JSON' && typeof v === 'string' ? JSON.parse(v) : v)));
 }
+
+/** The export files an engine whose temp folder is `tempDir` is writing (in its work folders), with their sizes. */
+export async function exportsBeingWritten(tempDir: string): Promise<{ path: string; size: number }[]> {
+  const folders = (await fs.readdir(tempDir).catch(() => [] as string[])).filter((f) => f.startsWith('engine-'));
+  const found = await Promise.all(
+    folders.map(async (folder) => {
+      const names = (await fs.readdir(path.join(tempDir, folder)).catch(() => [] as string[])).filter((n) => n.endsWith('.partial'));
+      return Promise.all(names.map(async (n) => ({ path: path.join(tempDir, folder, n), size: (await fs.stat(path.join(tempDir, folder, n)).catch(() => ({ size: 0 }))).size })));
+    }),
+  );
+  return found.flat();
+}

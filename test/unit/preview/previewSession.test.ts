@@ -24,6 +24,7 @@ function numbers(): RowSource {
     page: async (view, offset, limit) => {
       return select(view).slice(offset, offset + limit).map((n) => [n]);
     },
+    cell: async (view, offset) => select(view)[offset],
     count: async (view) => select(view).length,
     exportTarget: (view) => ({ handle: 'h', view }),
     close: () => Promise.resolve(),
@@ -166,6 +167,35 @@ describe('preview session', () => {
     assert.equal(settled, false, 'an older view painted is not this one');
     await s.receive({ type: 'shown', version: s.state().version, firstRow: 0, rows: 30 });
     assert.deepEqual((await shown).shown, { version: s.state().version, firstRow: 0, rows: 30 });
+  });
+
+  it('copies a cell or a row whose long values the grid has only the start of, reading each whole', async () => {
+    const whole = (n: number): string => `${'x'.repeat(10_000)}${n}`;
+    const cellsRead: string[] = [];
+    const source: RowSource = {
+      ...numbers(),
+      columns: [
+        { name: 'n', type: 'int64', sqlType: 'BIGINT' },
+        { name: 'doc', type: 'string', sqlType: 'VARCHAR' },
+      ],
+      page: async (_view, offset, limit) =>
+        Array.from({ length: limit }, (_, i) => [offset + i, { cut: true, start: whole(offset + i).slice(0, 4096), length: whole(offset + i).length }]),
+      cell: async (_view, offset, column) => {
+        cellsRead.push(`${offset}:${column}`);
+        return column === 1 ? whole(offset) : offset;
+      },
+    };
+    const { session: s, copied } = session();
+    s.attach(source);
+    await s.receive({ type: 'ready' });
+    const version = s.state().version;
+    await s.receive({ type: 'copyWhole', version, row: 7, column: 1 });
+    assert.deepEqual(copied, [whole(7)]);
+    await s.receive({ type: 'copyWhole', version, row: 3 });
+    assert.deepEqual(copied.at(-1), `3\t${whole(3)}`);
+    assert.deepEqual(cellsRead, ['7:1', '3:1'], 'only the cut values are read whole, one at a time');
+    await s.receive({ type: 'copyWhole', version: version + 5, row: 1, column: 1 });
+    assert.equal(copied.length, 2, 'a copy of an older view is dropped');
   });
 
   it('copies what the grid asks to copy, and ignores malformed messages', async () => {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { cellText, hoverText, rowTsv, shownText } from '../../../src/webview/cellText';
+import { cellText, holdsCutValue, hoverText, rowTsv, shownText } from '../../../src/webview/cellText';
 
 describe('cell text', () => {
   it('shows nulls as empty, nested values as JSON and long text cut short', () => {
@@ -24,5 +24,14 @@ describe('cell text', () => {
 
   it('copies a row as one tab-separated line, whatever the values hold', () => {
     assert.equal(rowTsv([1, 'a\tb', 'line1\r\nline2', null, 'back\\slash']), '1\ta\\tb\tline1\\nline2\t\tback\\\\slash');
+  });
+
+  it('shows a value that came cut as its start, marked as cut, and tells its whole length on hover', () => {
+    const cut = { cut: true, start: 'z'.repeat(4096), length: 15 * 2 ** 20 };
+    assert.equal(shownText(cut), `${'z'.repeat(500)}…`);
+    assert.equal(cellText(cut), `${'z'.repeat(4096)}…`, 'never taken for the whole value');
+    assert.equal(hoverText(cut), `${'z'.repeat(2_000)}… (Ctrl+C copies all 15,728,640 characters)`);
+    assert.equal(holdsCutValue([1, cut]), true, 'copying the row asks for the whole value');
+    assert.equal(holdsCutValue([1, 'z'.repeat(5_000), { cut: 'yes', start: 'a', length: 3 }]), false, 'values that came whole are copied as they are');
   });
 });

@@ -11,6 +11,8 @@ describe('preview messages from the webview', () => {
       view: { sort: [{ column: 'key.id', descending: true }], filters: { 'value.name': 'ann' }, where: '"value.age" > 3' },
     });
     assert.deepEqual(parseToHost({ type: 'copy', text: 'a\tb' }), { type: 'copy', text: 'a\tb' });
+    assert.deepEqual(parseToHost({ type: 'copyWhole', version: 2, row: 40, column: 1 }), { type: 'copyWhole', version: 2, row: 40, column: 1 });
+    assert.deepEqual(parseToHost({ type: 'copyWhole', version: 2, row: 40, extra: 'x' }), { type: 'copyWhole', version: 2, row: 40 });
   });
 
   it('refuses malformed or oversized requests', () => {
@@ -29,6 +31,8 @@ describe('preview messages from the webview', () => {
       { type: 'setView', view: { sort: [], filters: [], where: '' } },
       { type: 'setView', view: { sort: [], filters: {}, where: 'x'.repeat(MAX_TEXT_LENGTH + 1) } },
       { type: 'copy', text: 42 },
+      { type: 'copyWhole', version: 2, row: -1 },
+      { type: 'copyWhole', version: 2, row: 1, column: '0' },
       { type: 'shown', version: 1, firstRow: -3, rows: 1 },
     ];
     for (const message of refused) assert.equal(parseToHost(message), undefined, JSON.stringify(message)?.slice(0, 80));
