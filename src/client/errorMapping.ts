@@ -273,7 +273,7 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
     let where = '';
     if (loc && typeof loc === 'object') {
       const l = loc as { line?: unknown; column?: unknown; character?: unknown };
-      where = ` The problem is at line ${String(l.line)}, column ${String(l.column)} (character ${String(l.character)}) of the request.`;
+      where = ` The problem is at line ${redact(String(l.line))}, column ${redact(String(l.column))} (character ${redact(String(l.character))}) of the request.`;
     }
     return make('validation', `${badRequestHint(operation)}${where}`);
   }
