@@ -164,7 +164,11 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || (status >= 500 && status <= 599 && !LASTING_SERVER_STATUSES.has(status));
 }
 
+/** The code of an API answer that did not arrive in full within its deadline (httpExchange.ts). */
+export const SLOW_ANSWER_CODE = 'DQ_SLOW_ANSWER';
+
 const TRANSIENT_CODES = new Set([
+  SLOW_ANSWER_CODE,
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',

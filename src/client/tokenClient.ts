@@ -33,6 +33,7 @@ export interface TokenClientOptions {
   userAgent: string;
   refreshMarginMs: number;
   requestTimeoutMs: number;
+  answerDeadlineMs: number;
   retry: RetryPolicy;
   defaultRetryAfterMs: number;
 }
@@ -181,6 +182,7 @@ export class TokenClient {
           body: 'grant_type=client_credentials',
           signal,
           timeoutMs: options.requestTimeoutMs,
+          deadlineMs: options.answerDeadlineMs,
         });
       } catch (err) {
         if (signal.aborted) throw cancelledError(OPERATION);
