@@ -45,8 +45,8 @@ export function jobFolder(root: string, parts: JobFolderParts): string {
 }
 
 const ID_HASH_LENGTH = 12;
-/** The tail jobFolderName gives an id that needs a hash: nothing else may end like it. */
-const HASHED_TAIL = new RegExp(`-[0-9a-f]{${ID_HASH_LENGTH}}$`);
+/** The tail jobFolderName gives an id that needs a hash (a double hyphen: a UUID never ends so): nothing else may end like it. */
+const HASHED_TAIL = new RegExp(`--[0-9a-f]{${ID_HASH_LENGTH}}$`);
 
 /**
  * A job id as a folder name. The service's job ids follow no specification: `a/b` and `a:b`
@@ -58,7 +58,7 @@ const HASHED_TAIL = new RegExp(`-[0-9a-f]{${ID_HASH_LENGTH}}$`);
 function jobFolderName(jobId: string): string {
   const plain = sanitizeFileName(jobId);
   if (plain === jobId && !HASHED_TAIL.test(jobId)) return plain;
-  return `${sanitizeFileName(jobId, MAX_FILE_NAME_LENGTH - ID_HASH_LENGTH - 1)}-${shortHash(jobId, ID_HASH_LENGTH)}`;
+  return `${sanitizeFileName(jobId, MAX_FILE_NAME_LENGTH - ID_HASH_LENGTH - 2)}--${shortHash(jobId, ID_HASH_LENGTH)}`;
 }
 
 /** The folder for files downloaded from pasted links. */
