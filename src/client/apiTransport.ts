@@ -33,6 +33,7 @@ export interface ApiTransportOptions {
   userAgent: string;
   retry: RetryPolicy;
   requestTimeoutMs: number;
+  answerDeadlineMs: number;
   defaultRetryAfterMs: number;
   limits: Readonly<Record<Operation, number>>;
 }
@@ -96,6 +97,7 @@ export class ApiTransport {
           body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
           signal,
           timeoutMs: options.requestTimeoutMs,
+          deadlineMs: options.answerDeadlineMs,
         }).finally(() => slot.answered()); // the server counted the call somewhere before this
       } catch (err) {
         if (signal?.aborted) throw cancelledError(operation);

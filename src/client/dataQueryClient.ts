@@ -23,7 +23,7 @@ import { ApiTransport, type ApiResponse } from './apiTransport';
 import { createDispatcher } from './dispatcher';
 import { DqError, isDqError } from './errors';
 import { JobPoller } from './jobPoller';
-import { ObjectDownloader } from './objectDownloader';
+import { MAX_JOB_OBJECTS, MAX_OBJECT_BYTES, MIN_BYTES_PER_SECOND, ObjectDownloader, STALL_WINDOW_MS } from './objectDownloader';
 import { OperationLimiter } from './operationLimiter';
 import { parseJobRecord, parsePresignedUrls, parseSchemaEnvelope, parseTableList } from './responseParsers';
 import { DEFAULT_MAX_WAIT_MS, waitOrCancel, type RetryPolicy } from './retryPolicy';
@@ -74,6 +74,7 @@ export class DataQueryClient {
     this.dispatcher = options.dispatcher ?? createDispatcher(options.proxy);
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     const requestTimeoutMs = numberOption(options, 'requestTimeoutMs', 60_000, { min: 1 });
+    const answerDeadlineMs = numberOption(options, 'answerDeadlineMs', 60_000, { min: 1 });
     const defaultRetryAfterMs = numberOption(options, 'defaultRetryAfterMs', 30_000, { min: 0 });
     const retry: RetryPolicy = {
       maxRetries: numberOption(options, 'maxRetries', 4, { min: 0, integer: true }),
@@ -83,9 +84,10 @@ export class DataQueryClient {
       random: options.random ?? Math.random,
     };
     const limits = rateLimitsOption(options.rateLimits);
+    const rateWindowMs = numberOption(options, 'rateWindowMs', DEFAULT_RATE_WINDOW_MS, { min: 1 });
     this.limiter = new OperationLimiter({
       limits,
-      windowMs: numberOption(options, 'rateWindowMs', DEFAULT_RATE_WINDOW_MS, { min: 1 }),
+      windowMs: rateWindowMs,
       maxPauseMs: retry.maxWaitMs,
       clock: this.clock,
       logger: this.logger,
@@ -100,6 +102,7 @@ export class DataQueryClient {
       userAgent,
       refreshMarginMs: numberOption(options, 'tokenRefreshMarginMs', 60_000, { min: 0 }),
       requestTimeoutMs,
+      answerDeadlineMs,
       retry,
       defaultRetryAfterMs,
     });
@@ -112,6 +115,7 @@ export class DataQueryClient {
       userAgent,
       retry,
       requestTimeoutMs,
+      answerDeadlineMs,
       defaultRetryAfterMs,
       limits,
     });
@@ -130,6 +134,11 @@ export class DataQueryClient {
       defaultRetryAfterMs,
       allowInsecureHttp: this.allowInsecureHttp,
       freshUrl: (objectId, signal) => this.freshUrl(objectId, signal),
+      maxObjectBytes: numberOption(options, 'maxObjectBytes', MAX_OBJECT_BYTES, { min: 1, integer: true }),
+      maxObjects: numberOption(options, 'maxJobObjects', MAX_JOB_OBJECTS, { min: 1, integer: true }),
+      linkBudget: { calls: limits.createUrls, windowMs: rateWindowMs },
+      minBytesPerSecond: numberOption(options, 'minDownloadBytesPerSecond', MIN_BYTES_PER_SECOND, { min: 0 }),
+      stallWindowMs: numberOption(options, 'downloadStallWindowMs', STALL_WINDOW_MS, { min: 1 }),
     });
   }
 

@@ -8,7 +8,7 @@ import { isRecord } from '../core/isRecord';
 import { redact } from '../core/logger';
 import { DqError, type ErrorKind } from './errors';
 import { ProxyRefusalError, proxyRefusalStatus } from './proxyRefusal';
-import { errorCode } from './retryPolicy';
+import { errorCode, SLOW_ANSWER_CODE } from './retryPolicy';
 
 export const ACCOUNT_ERROR_TYPES = [
   'AccountNotOnboarded',
@@ -273,7 +273,7 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
     let where = '';
     if (loc && typeof loc === 'object') {
       const l = loc as { line?: unknown; column?: unknown; character?: unknown };
-      where = ` The problem is at line ${String(l.line)}, column ${String(l.column)} (character ${String(l.character)}) of the request.`;
+      where = ` The problem is at line ${redact(String(l.line))}, column ${redact(String(l.column))} (character ${redact(String(l.character))}) of the request.`;
     }
     return make('validation', `${badRequestHint(operation)}${where}`);
   }
@@ -311,6 +311,13 @@ export function errorFromNetwork(err: unknown, operation: CallName, target: stri
   if (refusal !== undefined) return proxyRefused(err, refusal, operation, target);
   const code = errorCode(err);
   const raw = err instanceof Error ? err.message : String(err);
+  if (code === SLOW_ANSWER_CODE) {
+    return new DqError('network', `${operationLabel(operation)} failed: ${redact(raw)}`, {
+      operation,
+      hint: 'The service or the network is overloaded; try again later, or check the network and proxy.',
+      cause: err,
+    });
+  }
   const message = `${operationLabel(operation)} could not reach ${target}: ${redact(raw)}${code ? ` (${code})` : ''}`;
   let hint = 'Check the network connection and proxy settings, then try again.';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') hint = 'Check the base URL\'s host name and your DNS or proxy settings.';

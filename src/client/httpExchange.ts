@@ -1,10 +1,15 @@
 // One HTTP request whose answer is read as text: what both the API transport and the
 // sign-in need. The read is bounded, so a wrong base URL that points at a big file cannot
-// fill memory. Retrying, limiting and error mapping stay with the callers.
+// fill memory, and so is its time: the whole answer, headers and body, must be in within a
+// deadline, however steadily it trickles (the connection's own timeouts only notice silence).
+// The deadline is real time, like those timeouts. Retrying, limiting and error mapping stay
+// with the callers.
 
 import { request, type Dispatcher } from 'undici';
+import { systemClock } from '../core/clock';
 import { operationLabel, type CallName } from './errorMapping';
 import { DqError } from './errors';
+import { SLOW_ANSWER_CODE } from './retryPolicy';
 
 /** The most a successful answer may hold: far above the largest schema or link batch. */
 export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
@@ -26,29 +31,50 @@ export interface ExchangeInit {
   body?: string;
   signal?: AbortSignal;
   timeoutMs: number;
+  /** the longest the whole answer may take, headers and body */
+  deadlineMs: number;
   /** limit for a successful answer (default MAX_ANSWER_BYTES) */
   maxBytes?: number;
 }
 
 export async function exchange(url: string, init: ExchangeInit): Promise<Exchange> {
-  const res = await request(url, {
-    method: init.method,
-    dispatcher: init.dispatcher,
-    headers: init.headers,
-    body: init.body,
-    signal: init.signal,
-    headersTimeout: init.timeoutMs,
-    bodyTimeout: init.timeoutMs,
-  });
-  const ok = res.statusCode >= 200 && res.statusCode < 300;
-  const limit = ok ? (init.maxBytes ?? MAX_ANSWER_BYTES) : MAX_ERROR_BYTES;
-  if (ok && Number(res.headers['content-length']) > limit) {
-    res.body.destroy();
-    throw tooLarge(init.operation, limit);
+  const late = new AbortController();
+  const done = new AbortController();
+  systemClock.sleep(init.deadlineMs, done.signal).then(
+    () => late.abort(),
+    () => undefined,
+  );
+  try {
+    const res = await request(url, {
+      method: init.method,
+      dispatcher: init.dispatcher,
+      headers: init.headers,
+      body: init.body,
+      signal: init.signal ? AbortSignal.any([init.signal, late.signal]) : late.signal,
+      headersTimeout: init.timeoutMs,
+      bodyTimeout: init.timeoutMs,
+    });
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    const limit = ok ? (init.maxBytes ?? MAX_ANSWER_BYTES) : MAX_ERROR_BYTES;
+    if (ok && Number(res.headers['content-length']) > limit) {
+      res.body.destroy();
+      throw tooLarge(init.operation, limit);
+    }
+    const { text, complete } = await readAtMost(res.body, limit);
+    if (ok && !complete) throw tooLarge(init.operation, limit);
+    return { status: res.statusCode, retryAfter: res.headers['retry-after'], text };
+  } catch (err) {
+    if (late.signal.aborted && !init.signal?.aborted) throw slowAnswer(init.deadlineMs, err);
+    throw err;
+  } finally {
+    done.abort();
   }
-  const { text, complete } = await readAtMost(res.body, limit);
-  if (ok && !complete) throw tooLarge(init.operation, limit);
-  return { status: res.statusCode, retryAfter: res.headers['retry-after'], text };
+}
+
+/** The answer was not all in by the deadline: a failure retried like a dropped connection. */
+function slowAnswer(deadlineMs: number, cause: unknown): Error {
+  const seconds = Number((deadlineMs / 1000).toFixed(1));
+  return Object.assign(new Error(`the service sent its answer too slowly: not all of it had arrived after ${seconds} s`, { cause }), { code: SLOW_ANSWER_CODE });
 }
 
 /** Reads up to `limit` bytes, then stops and destroys the body; `complete` says whether it all fit. */

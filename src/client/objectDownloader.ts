@@ -14,6 +14,14 @@
 // followed and stops the download at once. Local file-system failures are `io` errors and
 // never retried. On failure or cancel the staging files go, and files already in the folder
 // (an earlier download) are left as they were.
+//
+// What the host sends is bounded: a job with more objects than `maxObjects` is refused before
+// any request (with how long its link requests alone would take); an object larger than its
+// Content-Length or than `maxObjectBytes` stops the download as soon as the byte beyond arrives;
+// an attempt that receives less than `minBytesPerSecond` over a window (a host that trickles) is
+// dropped and resumed like a dropped connection, and given up after as many slow attempts as
+// the retry policy allows. Those windows are measured in real time, like the connection's own
+// timeouts, never on the injected clock.
 
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -23,7 +31,9 @@ import { Writable } from 'node:stream';
 import { stream, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock';
 import type { JobRecord, ObjectRef } from '../core/contract';
+import { systemClock } from '../core/clock';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
+import { formatBytes } from '../core/byteSize';
 import { sniffFormat } from '../core/formatSniffer';
 import { objectFileBaseName, resultFileExtension, runFilePath, safeJoin } from '../core/paths';
 import { errorFromNetwork } from './errorMapping';
@@ -56,7 +66,30 @@ export interface ObjectDownloaderOptions {
   maxRefusalsInARow?: number;
   /** how messages and the log name every object, instead of `object <n>/<count>` (a pasted link's one file) */
   objectName?: string;
+  /** the largest object downloaded (default MAX_OBJECT_BYTES); DownloadOptions.maxObjectBytes overrides it */
+  maxObjectBytes?: number;
+  /** the most objects of one job downloaded (default MAX_JOB_OBJECTS); DownloadOptions.maxObjects overrides it */
+  maxObjects?: number;
+  /** link requests allowed per window, for the estimate of a job's link requests */
+  linkBudget?: { calls: number; windowMs: number };
+  /** an attempt receiving less than this per second over stallWindowMs is too slow (default MIN_BYTES_PER_SECOND) */
+  minBytesPerSecond?: number;
+  /** default STALL_WINDOW_MS */
+  stallWindowMs?: number;
 }
+
+/** The largest result object downloaded unless a caller says otherwise: objects are typically up to about 500 MB. */
+export const MAX_OBJECT_BYTES = 64 * 1024 ** 3;
+/**
+ * The most result objects of one job downloaded unless a caller says otherwise: each needs a
+ * link request of its own, and at 200 a minute these alone take 50 minutes.
+ */
+export const MAX_JOB_OBJECTS = 10_000;
+/** An object host sending less than this per second, averaged over STALL_WINDOW_MS, is trickling. */
+export const MIN_BYTES_PER_SECOND = 1024;
+export const STALL_WINDOW_MS = 30_000;
+/** Link requests that take longer than this get a warning up front with the estimate. */
+const LONG_LINK_REQUESTS_MS = 15 * 60_000;
 
 /**
  * Refused links (403/404 from the object host) in a row, with no byte added in between,
@@ -87,6 +120,7 @@ interface Run {
   opts: DownloadOptions;
   signal: AbortSignal;
   progress: Progress;
+  maxObjectBytes: number;
 }
 
 /** An object whose bytes are all in its sink, not yet closed. */
@@ -101,7 +135,7 @@ interface Received {
 type Attempt =
   | { kind: 'complete' }
   | { kind: 'refused'; status: number }
-  | { kind: 'failed'; error: DqError; retryAfter?: string | string[] };
+  | { kind: 'failed'; error: DqError; retryAfter?: string | string[]; slow?: boolean };
 
 /** What the status and headers of the object host's answer say. */
 type Answer =
@@ -125,6 +159,8 @@ export class ObjectDownloader {
     }
     const objects: ObjectRef[] = job.objects ?? [];
     const concurrency = workerCount(opts.concurrency, objects.length);
+    const maxObjectBytes = limitOption('maxObjectBytes', opts.maxObjectBytes ?? this.options.maxObjectBytes ?? MAX_OBJECT_BYTES);
+    this.checkObjectCount(job.id, objects.length, limitOption('maxObjects', opts.maxObjects ?? this.options.maxObjects ?? MAX_JOB_OBJECTS));
     const dir = path.resolve(opts.dir);
     const createdFolder = await makeFolder(dir);
     const stop = new AbortController();
@@ -134,6 +170,7 @@ export class ObjectDownloader {
       opts,
       signal: opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal,
       progress: { received: new Map(), totals: new Map(), allBytes: 0, doneObjects: 0, totalObjects: objects.length, emit: opts.onProgress },
+      maxObjectBytes,
     };
     const staged: (StagedFile | undefined)[] = new Array(objects.length);
     let firstError: unknown;
@@ -182,6 +219,24 @@ export class ObjectDownloader {
       throw err;
     }
     return (staged as StagedFile[]).map((f) => f.file);
+  }
+
+  /**
+   * Refuses a job with more objects than `max` before any request, saying how long its link
+   * requests alone would take; warns of a long wait for link requests below that.
+   */
+  private checkObjectCount(jobId: string, count: number, max: number): void {
+    const budget = this.options.linkBudget;
+    const linksMs = budget ? (count / budget.calls) * budget.windowMs : undefined;
+    const estimate = linksMs === undefined || budget === undefined ? '' : `link requests alone would take about ${duration(linksMs)} at ${budget.calls} ${budget.windowMs === 60_000 ? 'a minute' : `per ${duration(budget.windowMs)}`}`;
+    if (count > max) {
+      throw new DqError('usage', `Job ${jobId} has ${count} result files, more than the ${max} this client downloads${estimate ? `: ${estimate}` : ''}`, {
+        operation: 'download',
+        details: { objects: count, maxObjects: max },
+        hint: 'Run a smaller query (an incremental one since a recent point), or, if a job this large is expected, raise the limit on result files per job (maxObjects).',
+      });
+    }
+    if (linksMs !== undefined && linksMs > LONG_LINK_REQUESTS_MS) this.logger.warn(`Job ${jobId} has ${count} result files: ${estimate}.`);
   }
 
   private report(progress: Progress, objectId: string): void {
@@ -250,6 +305,8 @@ export class ObjectDownloader {
     let highest = 0;
     let refusals = 0;
     let failures = 0;
+    /** attempts found too slow: new bytes do not make up for them, or a trickle would never end */
+    let slow = 0;
     for (;;) {
       if (run.signal.aborted) throw cancelled();
       const attempt = await this.attempt(url, sink, objectId, label, run, known);
@@ -266,6 +323,7 @@ export class ObjectDownloader {
         url = await this.link(objectId, run.signal);
         continue;
       }
+      if (attempt.slow && slow++ >= retry.maxRetries) throw attempt.error;
       if (failures >= retry.maxRetries) throw attempt.error;
       const delay = retryDelayMs(retry, {
         retry: failures,
@@ -293,6 +351,7 @@ export class ObjectDownloader {
       this.report(run.progress, objectId);
     };
     let failure: unknown;
+    const watch = this.watchThroughput(sink, label);
     try {
       // deliberately no Authorization or any other credential: the link carries its own
       await stream(
@@ -301,14 +360,17 @@ export class ObjectDownloader {
           method: 'GET',
           dispatcher: options.dispatcher,
           headers,
-          signal: run.signal,
+          signal: AbortSignal.any([run.signal, watch.signal]),
           headersTimeout: options.requestTimeoutMs,
           bodyTimeout: options.requestTimeoutMs,
         },
         ({ statusCode, headers: answered }) => {
           logger.debug(`GET ${label} ${safeUrl(url)} ${statusCode}${offset > 0 ? ` from byte ${offset}` : ''}`);
-          answer = judgeAnswer(statusCode, answered, offset, known, label);
+          answer = judgeAnswer(statusCode, answered, offset, known, label, run.maxObjectBytes);
           if (answer.kind !== 'body') return discardBody();
+          const { total } = known;
+          const announced = total !== undefined && total <= run.maxObjectBytes;
+          sink.limitTo(announced ? total : run.maxObjectBytes, () => (announced ? longerThanAnnounced(label, total) : objectTooLarge(label, run.maxObjectBytes)));
           if (known.total !== undefined) run.progress.totals.set(objectId, known.total);
           if (answer.skip > 0) logger.info(`${label}: the object host ignored the Range request; skipping the ${offset} bytes already here`);
           sink.skipNext(answer.skip);
@@ -317,10 +379,13 @@ export class ObjectDownloader {
       );
     } catch (err) {
       failure = err;
+    } finally {
+      watch.stop();
     }
     await sink.idle(); // what arrived before the end is in the sink before anything else happens
     if (failure !== undefined) {
       if (isDqError(failure)) throw failure;
+      if (watch.tooSlow && !run.signal.aborted) return { kind: 'failed', error: watch.tooSlow, slow: true };
       // an answer that is not the object was judged by its status; its body does not matter
       if (answer === undefined || answer.kind === 'body') return networkFailure(failure, url, label, run.signal);
     }
@@ -340,6 +405,35 @@ export class ObjectDownloader {
       return { kind: 'failed', error };
     }
     return { kind: 'complete' };
+  }
+
+  /**
+   * Aborts its signal when less than the minimum throughput arrives in the sink over a window
+   * (real time, like the connection's own timeouts); `tooSlow` then says so.
+   */
+  private watchThroughput(sink: ObjectFileSink, label: string): { signal: AbortSignal; stop: () => void; tooSlow?: DqError } {
+    const windowMs = this.options.stallWindowMs ?? STALL_WINDOW_MS;
+    const perSecond = this.options.minBytesPerSecond ?? MIN_BYTES_PER_SECOND;
+    const least = (perSecond * windowMs) / 1000;
+    const abort = new AbortController();
+    const stopped = new AbortController();
+    const watch = { signal: abort.signal, stop: () => stopped.abort(), tooSlow: undefined as DqError | undefined };
+    void (async () => {
+      for (let mark = sink.arrivedBytes; ; mark = sink.arrivedBytes) {
+        try {
+          await systemClock.sleep(windowMs, stopped.signal);
+        } catch {
+          return;
+        }
+        const got = sink.arrivedBytes - mark;
+        if (got < least) {
+          watch.tooSlow = tooSlow(label, got, windowMs, perSecond);
+          abort.abort();
+          return;
+        }
+      }
+    })();
+    return watch;
   }
 
   private async link(objectId: string, signal: AbortSignal): Promise<string> {
@@ -366,7 +460,7 @@ function workerCount(concurrency: number | undefined, objects: number): number {
  * rest of the object (after `skip` bytes already here), or the attempt ended with `Attempt`,
  * or the host sent another range than asked (start over), or the download must stop.
  */
-function judgeAnswer(status: number, headers: IncomingHttpHeaders, offset: number, known: { total?: number }, label: string): Answer {
+function judgeAnswer(status: number, headers: IncomingHttpHeaders, offset: number, known: { total?: number }, label: string, maxBytes: number): Answer {
   if (status === 403 || status === 404) return { kind: 'refused', status };
   if (status === 416 && known.total !== undefined && offset === known.total) return { kind: 'complete' };
   if (status === 429 || status >= 500) {
@@ -376,6 +470,7 @@ function judgeAnswer(status: number, headers: IncomingHttpHeaders, offset: numbe
   try {
     if (status === 200) {
       known.total = agreeTotal(known.total, headerNumber(headers['content-length']), label);
+      if (known.total !== undefined && known.total > maxBytes) return { kind: 'stop', error: objectTooLarge(label, maxBytes, known.total) };
       return { kind: 'body', skip: offset };
     }
     if (status === 206) {
@@ -385,6 +480,7 @@ function judgeAnswer(status: number, headers: IncomingHttpHeaders, offset: numbe
         return { kind: 'otherRange', error };
       }
       known.total = agreeTotal(known.total, range.total, label);
+      if (known.total !== undefined && known.total > maxBytes) return { kind: 'stop', error: objectTooLarge(label, maxBytes, known.total) };
       return { kind: 'body', skip: 0 };
     }
   } catch (err) {
@@ -506,6 +602,47 @@ function sizeMismatch(label: string, expected: number, got: number): DqError {
     operation: 'download',
     hint: 'The file was not kept. Download it again; if the sizes keep disagreeing, run the query again.',
   });
+}
+
+function longerThanAnnounced(label: string, announced: number): DqError {
+  return new DqError('invalidResponse', `The object host sent more of ${label} than the ${announced} bytes it announced`, {
+    operation: 'download',
+    hint: 'The file was not kept. Download it again; if it happens again, run the query again.',
+  });
+}
+
+function objectTooLarge(label: string, max: number, announced?: number): DqError {
+  const size = announced === undefined ? 'is larger than' : `is ${formatBytes(announced)}, more than`;
+  return new DqError('invalidResponse', `${capitalised(label)} ${size} the ${formatBytes(max)} this client downloads for one result file`, {
+    operation: 'download',
+    details: { maxObjectBytes: max, ...(announced === undefined ? {} : { announcedBytes: announced }) },
+    hint: 'The file was not kept. Result files are typically up to about 500 MB, so the link probably leads somewhere else; if files this large are expected, raise the limit (maxObjectBytes).',
+  });
+}
+
+function tooSlow(label: string, got: number, windowMs: number, perSecond: number): DqError {
+  return new DqError('network', `The object host sent ${label} too slowly: ${got} bytes in ${duration(windowMs)}, less than ${formatBytes(perSecond)} a second`, {
+    operation: 'download',
+    details: { bytesInWindow: got, windowMs },
+    hint: 'The network or the object host is overloaded; try again later, or check the network and proxy.',
+  });
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A length of time as the largest fitting unit: `42 hours`, `50 minutes`, `30 s`. */
+function duration(ms: number): string {
+  if (ms >= 2 * 3_600_000) return `${Math.round(ms / 3_600_000)} hours`;
+  if (ms >= 2 * 60_000) return `${Math.round(ms / 60_000)} minutes`;
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** A limit given by a caller: a whole number of at least 1 (a usage error otherwise). */
+function limitOption(name: string, value: number): number {
+  if (Number.isSafeInteger(value) && value >= 1) return value;
+  throw new DqError('usage', `The download option ${name} must be a whole number of at least 1, not ${String(value)}`, { operation: 'download', hint: `Fix ${name} where the download is started.` });
 }
 
 function agreeTotal(previous: number | undefined, next: number | undefined, label: string): number | undefined {

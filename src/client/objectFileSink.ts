@@ -62,6 +62,9 @@ export class ObjectFileSink {
   private skip = 0;
   private sourceBytes = 0;
   private fileBytes = 0;
+  /** bytes handed to this sink's Writables, skipped ones included: how fast the network delivers */
+  private arrived = 0;
+  private limit?: { bytes: number; error: () => DqError };
 
   constructor(
     readonly tempPath: string,
@@ -74,6 +77,19 @@ export class ObjectFileSink {
   /** Bytes of the object received so far: where a resumed download continues. */
   get received(): number {
     return this.sourceBytes;
+  }
+
+  /** Bytes that have arrived from the network, skipped ones included. */
+  get arrivedBytes(): number {
+    return this.arrived;
+  }
+
+  /**
+   * From now on the object may hold at most `bytes` bytes: a chunk that would take it further
+   * fails with `error()` before anything of it is written.
+   */
+  limitTo(bytes: number, error: () => DqError): void {
+    this.limit = { bytes, error };
   }
 
   /** Bytes still to be dropped from what arrives (see skipNext). */
@@ -96,6 +112,7 @@ export class ObjectFileSink {
    */
   writable(onBytes: () => void): Writable {
     const take = (chunks: Buffer[], done: (err?: Error | null) => void): void => {
+      for (const chunk of chunks) this.arrived += chunk.length;
       this.write(chunks).then(() => {
         onBytes();
         done();
@@ -124,6 +141,7 @@ export class ObjectFileSink {
     for (const chunk of chunks) {
       const bytes = this.dropSkipped(chunk);
       if (bytes.length === 0) continue;
+      if (this.limit && this.sourceBytes + bytes.length > this.limit.bytes) throw this.limit.error();
       this.sourceBytes += bytes.length;
       if (this.mode === undefined) {
         this.head.push(bytes);

@@ -22,6 +22,13 @@ export interface RetryPolicy {
 
 export const DEFAULT_MAX_WAIT_MS = 2 * 60_000;
 
+/**
+ * The longest wait a server's Retry-After is taken to ask for: a longer one (up to a number
+ * too large for a date) counts as this, far beyond any wait this client makes, and names a
+ * time that can still be shown. Results are deleted after about a day anyway.
+ */
+export const MAX_SERVER_WAIT_MS = 7 * 24 * 3_600_000;
+
 export interface RetryWaitInput {
   /** retries already made (0 before the first retry) */
   retry: number;
@@ -96,7 +103,7 @@ export interface WaitTooLong {
  * asked for, until when, and that calls before then are likely refused again.
  */
 export function waitTooLongError(maxWaitMs: number, facts: WaitTooLong): DqError {
-  const seconds = Math.ceil(facts.waitMs / 1000);
+  const seconds = `${facts.waitMs >= MAX_SERVER_WAIT_MS ? 'at least ' : ''}${Math.ceil(facts.waitMs / 1000)}`;
   const until = isoUtc(Math.ceil((facts.now + facts.waitMs) / 1000) * 1000);
   const longest = `longer than the ${Math.ceil(maxWaitMs / 1000)} s this client waits`;
   const message = facts.notSent
@@ -133,16 +140,19 @@ export function backoffDelayMs(retry: number, policy: RetryPolicy): number {
   return Math.floor(r * ceiling);
 }
 
-/** Retry-After as milliseconds from `now`: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+/**
+ * Retry-After as milliseconds from `now`: delta-seconds or an HTTP date, at most
+ * MAX_SERVER_WAIT_MS (however many digits the server sent); undefined when absent or unreadable.
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined) return undefined;
   const text = raw.trim();
   if (text === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.min(Math.ceil(Number(text) * 1000), MAX_SERVER_WAIT_MS);
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
+  return Math.min(Math.max(0, at - now), MAX_SERVER_WAIT_MS);
 }
 
 /** 5xx answers that say the same request will fail again: not implemented, HTTP version not
@@ -154,7 +164,11 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || (status >= 500 && status <= 599 && !LASTING_SERVER_STATUSES.has(status));
 }
 
+/** The code of an API answer that did not arrive in full within its deadline (httpExchange.ts). */
+export const SLOW_ANSWER_CODE = 'DQ_SLOW_ANSWER';
+
 const TRANSIENT_CODES = new Set([
+  SLOW_ANSWER_CODE,
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',

@@ -4,19 +4,20 @@
 // The sign-in retries by the shared retry policy and honours its own 429 pause gate, which
 // a 429 closes for as long as it asked, even beyond the longest wait: sign-ins before then
 // fail at once as rateLimited without being sent. A caller may stop waiting at any time,
-// and a sign-in nobody waits for any more stops too.
+// and a sign-in nobody waits for any more stops too. The credentials in use and the current
+// token are held as known secrets (holdSecret), so no text that echoes them shows them.
 
 import type { Dispatcher } from 'undici';
 import { exchange, type Exchange } from './httpExchange';
 import type { Clock } from '../core/clock';
 import { jwtExpiryMs } from '../core/jwtCodec';
-import { nullLogger, safeUrl, type Logger } from '../core/logger';
+import { holdSecret, nullLogger, safeUrl, type Logger } from '../core/logger';
 import { errorFromNetwork, errorFromResponse } from './errorMapping';
 import { DqError } from './errors';
 import type { OperationLimiter } from './operationLimiter';
 import { parseTokenResponse } from './responseParsers';
 import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, serverWaitMs, waitOrCancel, waitTooLongError, type RetryPolicy } from './retryPolicy';
-import type { CredentialSource } from './types';
+import type { CredentialSource, Credentials } from './types';
 
 /** Lifetime assumed when neither `exp` nor `expires_in` says anything. */
 const FALLBACK_LIFETIME_MS = 5 * 60_000;
@@ -32,6 +33,7 @@ export interface TokenClientOptions {
   userAgent: string;
   refreshMarginMs: number;
   requestTimeoutMs: number;
+  answerDeadlineMs: number;
   retry: RetryPolicy;
   defaultRetryAfterMs: number;
 }
@@ -56,6 +58,9 @@ export class TokenClient {
   private held?: HeldToken;
   private flight?: Flight;
   private readonly logger: Logger;
+  /** the credentials last used and what releases them as known secrets */
+  private heldCredentials?: { key: string; release: () => void };
+  private releaseToken?: () => void;
 
   constructor(private readonly options: TokenClientOptions) {
     this.logger = options.logger ?? nullLogger;
@@ -90,6 +95,10 @@ export class TokenClient {
   /** Forgets the token (credentials changed, client closed). */
   clear(): void {
     this.held = undefined;
+    this.releaseToken?.();
+    this.releaseToken = undefined;
+    this.heldCredentials?.release();
+    this.heldCredentials = undefined;
   }
 
   private shared(signal?: AbortSignal): Promise<string> {
@@ -154,7 +163,7 @@ export class TokenClient {
         hint: 'Enter the client ID and secret for this connection.',
       });
     }
-    const basic = Buffer.from(`${creds.clientId}:${creds.clientSecret}`, 'utf8').toString('base64');
+    const basic = this.holdCredentials(creds);
     for (let attempt = 0; ; attempt++) {
       await options.limiter.acquire('login', { signal });
       const started = options.clock.now();
@@ -173,6 +182,7 @@ export class TokenClient {
           body: 'grant_type=client_credentials',
           signal,
           timeoutMs: options.requestTimeoutMs,
+          deadlineMs: options.answerDeadlineMs,
         });
       } catch (err) {
         if (signal.aborted) throw cancelledError(OPERATION);
@@ -211,7 +221,24 @@ export class TokenClient {
     }
   }
 
+  /**
+   * Holds the secret, the client ID's key part (after a `region#`, or all of it) and the Basic
+   * value as known secrets while they are the ones in use; returns the Basic value.
+   */
+  private holdCredentials({ clientId, clientSecret }: Credentials): string {
+    const basic = Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64');
+    if (this.heldCredentials?.key !== basic) {
+      const releases = [clientSecret, clientId.slice(clientId.lastIndexOf('#') + 1), basic].map(holdSecret);
+      this.heldCredentials?.release();
+      this.heldCredentials = { key: basic, release: () => releases.forEach((release) => release()) };
+    }
+    return basic;
+  }
+
   private hold(value: string, expiresIn: number | undefined): void {
+    const release = holdSecret(value);
+    this.releaseToken?.();
+    this.releaseToken = release;
     const now = this.options.clock.now();
     const expiresAt =
       jwtExpiryMs(value) ?? (typeof expiresIn === 'number' && expiresIn > 0 ? now + expiresIn * 1000 : now + FALLBACK_LIFETIME_MS);

@@ -61,8 +61,23 @@ export interface DataQueryClientOptions {
   userAgent?: string;
   /** refresh the token this long before it expires (default 60 000) */
   tokenRefreshMarginMs?: number;
-  /** per-request timeout for API calls (default 60 000) */
+  /** per-request timeout for API calls: the longest silence before headers or between body bytes (default 60 000) */
   requestTimeoutMs?: number;
+  /**
+   * the longest an API call's answer (sign-in included) may take, headers and whole body,
+   * however steadily it trickles in (default 60 000); a slower one is retried like a dropped connection
+   */
+  answerDeadlineMs?: number;
+  /**
+   * an object download that receives less than minDownloadBytesPerSecond (default 1024) over
+   * downloadStallWindowMs (default 30 000) is dropped and resumed, like a dropped connection
+   */
+  minDownloadBytesPerSecond?: number;
+  downloadStallWindowMs?: number;
+  /** the largest result object downloaded (default MAX_OBJECT_BYTES, 64 GiB); DownloadOptions may override it */
+  maxObjectBytes?: number;
+  /** the most result objects of one job downloaded (default MAX_JOB_OBJECTS); DownloadOptions may override it */
+  maxJobObjects?: number;
   /** random source for jitter, injectable for tests (default Math.random) */
   random?: () => number;
 }
@@ -127,6 +142,10 @@ export interface DownloadOptions {
    * CPU as the rest of the download, which decides the speed on a fast link)
    */
   sha256?: boolean;
+  /** the largest object accepted (default: the client's maxObjectBytes) */
+  maxObjectBytes?: number;
+  /** the most objects a job may have to be downloaded (default: the client's maxJobObjects) */
+  maxObjects?: number;
   signal?: AbortSignal;
   onProgress?: (p: DownloadProgress) => void;
 }

@@ -1,6 +1,7 @@
 // A minimal leveled logger interface. The extension adapts a LogOutputChannel to it, the
 // CLI writes to stderr, tests collect lines. Callers never pass secrets; `redact` is a
-// last line of defence for text that came from elsewhere (URLs, headers, bodies).
+// last line of defence for text that came from elsewhere (URLs, headers, bodies), and the one
+// place where the secrets this process holds are masked, whatever text echoes them.
 
 export interface Logger {
   trace(message: string): void;
@@ -70,13 +71,45 @@ export function maskUserInfo(text: string): string {
   return text.replace(USER_INFO, '$1***@');
 }
 
+/** Secrets this process holds (client secrets, tokens), each form with how many holders it has. */
+const knownSecrets = new Map<string, number>();
+/** Shorter values are not masked: they would mask ordinary words. */
+const MIN_SECRET_LENGTH = 4;
+
 /**
- * Masks tokens, authorization values, passwords in URLs and URL signatures in free text. Every
- * http(s) URL loses its query and fragment (signed links of any style carry their credential
- * there); known signature parameters are masked where no URL shows (encoded or escaped).
+ * Masks `value` (as written, URL-encoded and JSON-escaped) in every text `redact` cleans,
+ * whatever shape it comes in, until the returned function releases it.
+ */
+export function holdSecret(value: string): () => void {
+  const forms = [...new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])].filter((f) => f.length >= MIN_SECRET_LENGTH);
+  for (const f of forms) knownSecrets.set(f, (knownSecrets.get(f) ?? 0) + 1);
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    for (const f of forms) {
+      const left = (knownSecrets.get(f) ?? 1) - 1;
+      if (left > 0) knownSecrets.set(f, left);
+      else knownSecrets.delete(f);
+    }
+  };
+}
+
+function maskKnownSecrets(text: string): string {
+  if (knownSecrets.size === 0) return text;
+  let out = text;
+  for (const secret of [...knownSecrets.keys()].sort((a, b) => b.length - a.length)) out = out.split(secret).join('***');
+  return out;
+}
+
+/**
+ * Masks the secrets held (holdSecret), tokens, authorization values, passwords in URLs and URL
+ * signatures in free text. Every http(s) URL loses its query and fragment (signed links of any
+ * style carry their credential there); known signature parameters are masked where no URL
+ * shows (encoded or escaped).
  */
 export function redact(text: string): string {
-  return withSafeUrls(text).replace(BEARER, '$1 ***').replace(JWT, '***').replace(QUERY, '$1$2$3***');
+  return withSafeUrls(maskKnownSecrets(text)).replace(BEARER, '$1 ***').replace(JWT, '***').replace(QUERY, '$1$2$3***');
 }
 
 /** Shows a URL without its user info (as `***@`) and query string (pre-signed URLs carry their credential there). */

@@ -1,5 +1,7 @@
 // Where result files go: `<results>/<connection>/<namespace>/<table>/<job id>/`, each part a
-// sanitised single path segment, and `<results>/links/` for downloads of pasted links. The
+// sanitised single path segment (a job id that is not already a plain safe name, or that looks
+// like one of the names given to such ids, also gets a hash of itself, so two ids never share
+// a folder), and `<results>/links/` for downloads of pasted links. The
 // results root is the download folder setting (a leading `~` is the home folder, a relative
 // path starts in the workspace folder), else `data-query-results/` in the workspace folder,
 // else the extension's global storage. A results folder created inside a workspace by default
@@ -10,7 +12,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { asLocalIoError } from '../client/localIoError';
 import { expandHome } from '../core/homeFolder';
-import { sanitizeFileName } from '../core/paths';
+import { MAX_FILE_NAME_LENGTH, sanitizeFileName, shortHash } from '../core/paths';
 
 export const LINKS_FOLDER = 'links';
 export const RESULTS_FOLDER_SETTING = 'dataQuery.download.folder';
@@ -38,7 +40,25 @@ export interface ResultsPlaces {
 
 /** The folder of one job's files under the results root. */
 export function jobFolder(root: string, parts: JobFolderParts): string {
-  return path.join(path.resolve(root), ...[parts.connection, parts.namespace, parts.table, parts.jobId].map((p) => sanitizeFileName(p)));
+  const named = [parts.connection, parts.namespace, parts.table].map((p) => sanitizeFileName(p));
+  return path.join(path.resolve(root), ...named, jobFolderName(parts.jobId));
+}
+
+const ID_HASH_LENGTH = 12;
+/** The tail jobFolderName gives an id that needs a hash (a double hyphen: a UUID never ends so): nothing else may end like it. */
+const HASHED_TAIL = new RegExp(`--[0-9a-f]{${ID_HASH_LENGTH}}$`);
+
+/**
+ * A job id as a folder name. The service's job ids follow no specification: `a/b` and `a:b`
+ * sanitise alike, and long ids are cut. A plain safe id stays as it is (so folders of earlier
+ * downloads are found again by that name); any other id becomes its sanitised, shortened form
+ * with a hash of the whole id appended. A plain id that ends like such a hash gets one too,
+ * so no id can take another's folder.
+ */
+function jobFolderName(jobId: string): string {
+  const plain = sanitizeFileName(jobId);
+  if (plain === jobId && !HASHED_TAIL.test(jobId)) return plain;
+  return `${sanitizeFileName(jobId, MAX_FILE_NAME_LENGTH - ID_HASH_LENGTH - 2)}--${shortHash(jobId, ID_HASH_LENGTH)}`;
 }
 
 /** The folder for files downloaded from pasted links. */

@@ -2,7 +2,8 @@
 // different loopback ports, for integration tests over real HTTP. The gateway issues tokens
 // and pre-signed links; the object host serves objects with Range support and can be told
 // to misbehave per object: drop the connection mid-body, refuse a link, ignore Range,
-// change size between requests, stall, or fail outright.
+// change size between requests, stall, trickle, never end, or fail outright. The gateway can
+// trickle its table list.
 
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
@@ -29,7 +30,14 @@ export interface ObjectFaults {
   stallAt?: number;
   /** answer every request with this status */
   failStatus?: number;
+  /** send the object one byte at a time, one every this many ms (real time) */
+  trickleMs?: number;
+  /** answer 200 without Content-Length and send the object over and over, up to ENDLESS_LIMIT bytes */
+  endless?: boolean;
 }
+
+/** How much an `endless` object sends at most, so a client that never stops fills no disk. */
+export const ENDLESS_LIMIT = 32 * 1024 * 1024;
 
 export class LoopbackService {
   readonly objects = new Map<string, Buffer>();
@@ -42,6 +50,10 @@ export class LoopbackService {
   objectUrl = '';
   /** base of the links handed out; defaults to the object host */
   linkBase?: string;
+  /** when set, the table list is sent one byte at a time, one every this many ms */
+  trickleTablesMs?: number;
+  /** requests for the table list */
+  tableRequests = 0;
   private readonly gateway = http.createServer((req, res) => this.onGateway(req, res));
   private readonly objectHost = http.createServer((req, res) => this.onObject(req, res));
   private readonly validSigs = new Set<string>();
@@ -97,7 +109,12 @@ export class LoopbackService {
         }
         return json(res, 200, { urls });
       }
-      if (req.method === 'GET' && path === '/dap/query/canvas/table') return json(res, 200, { tables: ['accounts', 'courses'] });
+      if (req.method === 'GET' && path === '/dap/query/canvas/table') {
+        this.tableRequests++;
+        const tables = { tables: ['accounts', 'courses'] };
+        if (this.trickleTablesMs !== undefined) return trickle(res, 200, Buffer.from(JSON.stringify(tables)), this.trickleTablesMs, this.stalled);
+        return json(res, 200, tables);
+      }
       return json(res, 404, { error: { message: 'no route' } });
     });
   }
@@ -112,6 +129,7 @@ export class LoopbackService {
     const faults = this.faults.get(objectId) ?? {};
     if (!data || !this.validSigs.has(sig)) return text(res, 404, '<Error><Code>NoSuchKey</Code></Error>');
     if (faults.failStatus) return text(res, faults.failStatus, 'failing on purpose');
+    if (faults.endless) return endless(res, data);
     if (faults.forbid && faults.forbid > 0) {
       faults.forbid--;
       this.validSigs.delete(sig); // that link is dead now
@@ -127,6 +145,7 @@ export class LoopbackService {
       'accept-ranges': 'bytes',
     };
     if (partial) headers['content-range'] = `bytes ${start}-${data.length - 1}/${faults.rangeTotal ?? data.length}`;
+    if (faults.trickleMs !== undefined) return trickle(res, partial ? 206 : 200, data.subarray(start), faults.trickleMs, this.stalled, headers);
     res.writeHead(partial ? 206 : 200, headers);
     const dropAt = faults.dropAt?.shift();
     if (faults.stallAt !== undefined) {
@@ -140,6 +159,36 @@ export class LoopbackService {
     }
     res.end(data.subarray(start));
   }
+}
+
+/** Sends `body` one byte every `everyMs` until it is all sent or the client goes away. */
+function trickle(res: http.ServerResponse, status: number, body: Buffer, everyMs: number, open: http.ServerResponse[], headers: http.OutgoingHttpHeaders = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers, 'content-length': body.length });
+  open.push(res);
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || sent >= body.length) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+      return;
+    }
+    res.write(body.subarray(sent, ++sent));
+  }, everyMs);
+  res.on('close', () => clearInterval(timer));
+}
+
+/** Sends `data` again and again without a Content-Length, until ENDLESS_LIMIT or the client goes away. */
+function endless(res: http.ServerResponse, data: Buffer): void {
+  res.writeHead(200, { 'content-type': 'application/octet-stream' });
+  let sent = 0;
+  const more = (): void => {
+    while (!res.destroyed && sent < ENDLESS_LIMIT) {
+      sent += data.length;
+      if (!res.write(data)) return void res.once('drain', more);
+    }
+    if (!res.destroyed) res.end();
+  };
+  more();
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {

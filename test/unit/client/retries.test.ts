@@ -217,6 +217,23 @@ describe('retries', () => {
     assert.equal(paused, 86_400_000, 'the budget shows the pause the service asked for');
   });
 
+  it('a Retry-After too large for any date fails as rateLimited with the usual message, not a date error', async () => {
+    for (const retryAfter of ['99999999999999999999', '9'.repeat(400), 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+      const { gateway, client, clock } = makeFixture();
+      gateway.onLogin(() => clock.now()).on('GET', TABLES, () => ({ status: 429, body: { error: { message: 'quota' } }, headers: { 'retry-after': retryAfter } }));
+      const err = await clock.run(client.listTables('canvas')).catch((e: unknown) => e);
+      assert.ok(isDqError(err), String(err));
+      assert.equal(err.kind, 'rateLimited', err.describe());
+      assert.match(err.message, /The service asked listTables to wait at least 604800 s \(until 2026-11-27T08:00:00Z\), longer than the 120 s this client waits/);
+      assert.match(err.hint ?? '', /Try again after 2026-11-27T08:00:00Z/);
+      assert.equal(gateway.seen('GET', TABLES).length, 1);
+      const later = await atOnce(client.listTables('canvas')).catch((e: unknown) => e);
+      assert.ok(isDqError(later) && later.kind === 'rateLimited', String(later));
+      assert.match(later.message, /until 2026-11-27T08:00:00Z .*not sent/);
+    }
+    assert.equal(parseRetryAfter('1e3', Date.UTC(2026, 0, 1)), undefined);
+  });
+
   it('after a 429 asking for more than the longest wait, later calls of that operation fail at once without being sent until little enough is left', async () => {
     const { gateway, client, clock } = makeFixture();
     gateway

@@ -20,6 +20,23 @@ describe('results layout', () => {
     assert.equal(path.relative(tmp, folder).split(path.sep).length, 4);
   });
 
+  it('gives job ids that name the same folder once sanitised or cut their own folders, and keeps plain ids as they are', () => {
+    const folder = (jobId: string): string => jobFolder(tmp, { connection: 'c', namespace: 'canvas', table: 'users', jobId });
+    const long = 'j'.repeat(200);
+    const ids = ['a/b', 'a:b', 'a_b', `${long}1`, `${long}2`, '..', '.', '_', `a_b--${'0'.repeat(12)}`];
+    const folders = ids.map(folder);
+    assert.equal(new Set(folders).size, ids.length, folders.join('\n'));
+    for (const f of folders) {
+      assert.equal(path.dirname(f), path.join(tmp, 'c', 'canvas', 'users'), f);
+      assert.ok(path.basename(f).length <= 120, f);
+    }
+    assert.equal(path.basename(folder('a_b')), 'a_b', 'a plain id keeps the folder earlier downloads used');
+    assert.equal(path.basename(folder('abc-123.x')), 'abc-123.x');
+    assert.match(path.basename(folder('a/b')), /^a_b--[0-9a-f]{12}$/);
+    const uuid = 'eed69980-77c7-45a9-9ca5-f4b31e20fcf1';
+    assert.equal(path.basename(folder(uuid)), uuid, 'a UUID keeps its name');
+  });
+
   it('creates the results folder with a .gitignore of * and leaves an existing one alone', async () => {
     const root = path.join(tmp, 'data-query-results');
     await ensureResultsRoot(root, true);
