@@ -55,9 +55,17 @@ export function parseDateTime(value: unknown, option: string): string | undefine
   return isoUtc(ms);
 }
 
-export function parseConcurrency(value: unknown): number | undefined {
+/** A whole-number option within [min, max], or undefined when not given. */
+export function parseWhole(value: unknown, option: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 32) throw new UsageError(`--concurrency must be a whole number from 1 to 32 (got ${String(value)})`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`${option} must be a whole number ${range} (got ${String(value)})`);
+  }
   return n;
+}
+
+export function parseConcurrency(value: unknown): number | undefined {
+  return parseWhole(value, '--concurrency', 1, 32);
 }

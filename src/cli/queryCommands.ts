@@ -14,7 +14,7 @@ import type { CommandContext, CommandSpec } from './commandSpec';
 import { EXIT } from './exitCodes';
 import { printJson, shownJob, withClient } from './dataCommands';
 import { progressWanted } from './globalOptions';
-import { parseConcurrency, parseDateTime, parseFormat, parseMode, requireId, requireName } from './inputValidation';
+import { parseConcurrency, parseWhole, parseDateTime, parseFormat, parseMode, requireId, requireName } from './inputValidation';
 import { failureJson, JobStageError } from './jobFollowUp';
 import { downloadCollector } from './memoryTuning';
 import { checkOutputFolder } from './outputFolder';
@@ -27,6 +27,7 @@ const DOWNLOAD_OPTIONS: readonly OptionSpec[] = [
   { name: 'decompress', kind: 'boolean', description: 'gunzip objects while writing them' },
   { name: 'concurrency', kind: 'number', valueName: 'N', description: 'objects downloaded at once, 1 to 32 (default 4)' },
   { name: 'sha256', kind: 'boolean', description: 'compute each file\'s SHA-256 while writing it (printed with --json)' },
+  { name: 'max-files', kind: 'number', valueName: 'N', description: 'refuse a job of more than N result files before fetching any (default 10000)' },
 ];
 
 export const queryCommand: CommandSpec = {
@@ -59,8 +60,9 @@ export const queryCommand: CommandSpec = {
     if (mode) request.mode = mode;
     const download = o.download !== false;
     const concurrency = parseConcurrency(o.concurrency);
-    if (!download && (o.out !== undefined || o.decompress || o.sha256 || concurrency)) {
-      throw new UsageError('--out, --decompress, --concurrency and --sha256 have no effect with --no-download');
+    const maxFiles = parseWhole(o['max-files'], '--max-files', 1);
+    if (!download && (o.out !== undefined || o.decompress || o.sha256 || concurrency || maxFiles)) {
+      throw new UsageError('--out, --decompress, --concurrency, --sha256 and --max-files have no effect with --no-download');
     }
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(o, ctx.io));
     return withClient(ctx, async (client) => {
@@ -109,6 +111,7 @@ export const downloadCommand: CommandSpec = {
     const jobId = requireId(p[0], 'jobId');
     const format = ctx.args.options.format === undefined ? undefined : parseFormat(ctx.args.options.format);
     parseConcurrency(ctx.args.options.concurrency);
+    parseWhole(ctx.args.options['max-files'], '--max-files', 1);
     const progress = new ProgressReporter(ctx.io.stderr, progressWanted(ctx.args.options, ctx.io));
     return withClient(ctx, async (client) => {
       await checkOutputFolder(outDirBeforeJob(ctx, undefined, undefined));
@@ -187,6 +190,7 @@ async function fetchFiles(
       decompress: ctx.args.options.decompress === true,
       sha256: ctx.args.options.sha256 === true,
       concurrency: parseConcurrency(ctx.args.options.concurrency),
+      maxObjects: parseWhole(ctx.args.options['max-files'], '--max-files', 1),
       signal: ctx.io.interrupt,
       onProgress: (p) => {
         collect(p.allBytes);

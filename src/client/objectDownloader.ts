@@ -233,7 +233,7 @@ export class ObjectDownloader {
       throw new DqError('usage', `Job ${jobId} has ${count} result files, more than the ${max} this client downloads${estimate ? `: ${estimate}` : ''}`, {
         operation: 'download',
         details: { objects: count, maxObjects: max },
-        hint: 'Run a smaller query (an incremental one since a recent point), or, if a job this large is expected, raise the limit on result files per job (maxObjects).',
+        hint: 'Run a smaller query (an incremental one since a recent point), or, if a job this large is expected, raise the limit on result files per job (--max-files for dq, maxObjects for the client).',
       });
     }
     if (linksMs !== undefined && linksMs > LONG_LINK_REQUESTS_MS) this.logger.warn(`Job ${jobId} has ${count} result files: ${estimate}.`);

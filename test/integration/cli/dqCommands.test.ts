@@ -130,6 +130,26 @@ describe('dq against the emulator', function () {
     assert.ok(Object.values(answer.urls).every((u) => u.url.startsWith(emu.objectBaseUrl)));
   });
 
+  it('refuses a job of more result files than --max-files before fetching any link, and downloads it within the limit', async () => {
+    const many = await startEmulator({ jobDelayMs: 0, limits: false, rows: 300, rowsPerObject: 10 });
+    try {
+      const out = path.join(tmp, 'max-files');
+      const refused = await runDq(['query', 'canvas', 'accounts', '--out', out, '--max-files', '1'], { env: envFor(many) });
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /has \d+ result files, more than the 1 this client downloads.*--max-files/s);
+      assert.equal(many.requestLog.entries().filter((e) => e.operation === 'createUrls').length, 0, 'no link was asked for');
+      assert.deepEqual(await fs.readdir(out).catch(() => []), []);
+      const within = await runDq(['query', 'canvas', 'accounts', '--out', out, '--max-files', '100'], { env: envFor(many) });
+      assert.equal(within.code, 0, within.stderr);
+      assert.equal(within.stdout.trim().split('\n').length, 2, within.stdout);
+      const bad = await runDq(['query', 'canvas', 'accounts', '--max-files', '0'], { env: envFor(many) });
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--max-files must be a whole number of at least 1 \(got 0\)/);
+    } finally {
+      await many.close();
+    }
+  });
+
   it('runs an incremental query from a snapshot\'s `at`', async () => {
     const snap = await runDq(['query', 'canvas', 'submissions', '--no-download'], { env: envFor(emu) });
     const at = JSON.parse(snap.stdout).at as string;
