@@ -14,7 +14,7 @@ import { closeDatabase, inTurn, openDatabase, withConnection, type OpenDatabase 
 import { adoptSource, readStates, readSyncedTables } from './duckdbMetaTable';
 import { lockDuckdbTable, type DuckdbLockOptions } from './duckdbTableLock';
 import type { ApplyPlan, ApplyResult, SyncedTable, SyncState, SyncTarget } from './syncTarget';
-import type { ReleaseLock } from './targetLock';
+import { DEFAULT_LOCK_WAIT_MS, type ReleaseLock } from './targetLock';
 import { checkColumnNames, tableKey } from './targetNames';
 
 export interface DuckdbTargetOptions {
@@ -28,7 +28,6 @@ export interface DuckdbTargetOptions {
   readOnly?: boolean;
 }
 
-export const DEFAULT_LOCK_WAIT_MS = 30_000;
 const SYNC_STATE = 'the sync state';
 
 export class DuckdbTarget implements SyncTarget {

@@ -17,7 +17,7 @@ import { PostgresMetaTable } from './postgresMetaTable';
 import { keyColumns, lockName, NAME_BYTES, postgresName, qualifiedName } from './postgresSql';
 import { MIN_KEEP_ALIVE_MS, PostgresTableLocks } from './postgresTableLock';
 import type { ApplyPlan, ApplyResult, SyncedTable, SyncState, SyncTarget } from './syncTarget';
-import type { ReleaseLock } from './targetLock';
+import { DEFAULT_LOCK_WAIT_MS, type ReleaseLock } from './targetLock';
 import { checkColumnNames } from './targetNames';
 
 export interface PostgresTargetOptions {
@@ -41,7 +41,6 @@ export interface PostgresTargetOptions {
   readOnly?: boolean;
 }
 
-const DEFAULT_LOCK_WAIT_MS = 30_000;
 const DEFAULT_KEEP_ALIVE_MS = 30_000;
 
 export class PostgresTarget implements SyncTarget {

@@ -1,6 +1,9 @@
-// What both targets' table locks share: the release a target hands back from `lockTable`
-// (see syncTarget.ts) may be called twice, by the runner and by a target closing with the
-// lock still held, and releases once.
+// What both targets' table locks share: how long they wait by default, and a release (what
+// `lockTable` hands back, see syncTarget.ts) that may be called twice, by the runner and by a
+// target closing with the lock still held, and releases once.
+
+/** How long `lockTable` waits for a table (or file) another sync holds, unless told otherwise. */
+export const DEFAULT_LOCK_WAIT_MS = 30_000;
 
 /** Releases a table's lock; calling it again does nothing. */
 export type ReleaseLock = () => Promise<void>;
