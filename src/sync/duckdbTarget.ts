@@ -5,10 +5,10 @@
 // transaction per table and run with the meta row in it (duckdbApply.ts). Opened read-only
 // (sync status), the target creates nothing: a file never synced to reads as no tables.
 
+import * as path from 'node:path';
 import { DqError, isDqError } from '../client/errors';
 import { systemClock, type Clock } from '../core/clock';
 import { nullLogger, type Logger } from '../core/logger';
-import * as path from 'node:path';
 import { applyToDuckdb, tableExists } from './duckdbApply';
 import { closeDatabase, inTurn, openDatabase, withConnection, type OpenDatabase } from './duckdbDatabase';
 import { adoptSource, readStates, readSyncedTables } from './duckdbMetaTable';
