@@ -1,10 +1,11 @@
 // Connections of the PostgreSQL target: the URL read once (what to show of it, how to reach
 // the server), sessions opened with the password found where PostgreSQL's tools look for it,
-// and the cancel of a running statement from the side. A session whose connection dropped
-// is marked broken and never used again. The password lives only in the driver's callback.
+// statements run with their failures read as DqErrors, and the cancel of a running statement
+// from the side. A session whose connection dropped is marked broken and never used again.
+// The password lives only in the driver's callback.
 
 import * as os from 'node:os';
-import { Client, type ClientConfig } from 'pg';
+import { Client, type ClientConfig, type QueryResult } from 'pg';
 import { parse } from 'pg-connection-string';
 import { DqError } from '../client/errors';
 import type { Logger } from '../core/logger';
@@ -138,6 +139,29 @@ export class PostgresEndpoint {
     return session;
   }
 
+  /** Runs one statement; `privilege` is what to grant should the server deny it. */
+  async run<T extends object = Record<string, unknown>>(session: PostgresSession, doing: string, sql: string, params?: unknown[], privilege?: string) {
+    try {
+      return await session.client.query<T & Record<string, unknown>>(sql, params);
+    } catch (err) {
+      throw postgresError(err, { ...this.errorContext(doing), privilege });
+    }
+  }
+
+  /** Runs statements in a transaction of their own, committed at once; `privilege` is what to grant should the server deny it. */
+  async inShortTransaction(session: PostgresSession, doing: string, statements: [string, unknown[]?][], privilege?: string) {
+    try {
+      await session.client.query('BEGIN');
+      const results = [];
+      for (const [sql, params] of statements) results.push(await session.client.query(sql, params));
+      await session.client.query('COMMIT');
+      return results;
+    } catch (err) {
+      if (session.usable) await session.client.query('ROLLBACK').catch(() => undefined);
+      throw postgresError(err, { ...this.errorContext(doing), privilege });
+    }
+  }
+
   /** Cancels the statement a session runs, from another connection; false when it could not. */
   async cancel(pid: number): Promise<boolean> {
     let side: PostgresSession | undefined;
@@ -153,6 +177,9 @@ export class PostgresEndpoint {
     }
   }
 }
+
+/** One statement of an apply, in its transaction on the lock's session. */
+export type PostgresQuery = (sql: string, params?: unknown[]) => Promise<QueryResult>;
 
 /** One connection. `broken` once the driver reported the connection lost. */
 export class PostgresSession {

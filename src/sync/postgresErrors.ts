@@ -216,3 +216,8 @@ export function postgresError(err: unknown, ctx: PostgresErrorContext): DqError 
   }
   return make('server', `${where} failed while ${ctx.doing}: ${said}${kept}.`);
 }
+
+/** The DqError for a step stopped by the run's abort signal; inside an apply, the table keeps its last complete run. */
+export function postgresCancelled(doing: string, applying = false): DqError {
+  return new DqError('cancelled', `Stopped while ${doing}${applying ? '; the table keeps its last complete run' : ''}.`);
+}

@@ -119,6 +119,11 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** `"etl"`: a name as a GRANT names it, from what the session says (a placeholder when unknown). */
+export function grantName(name: string | undefined, placeholder: string): string {
+  return name ? quoteIdent(name) : placeholder;
+}
+
 /** A string literal (standard_conforming_strings is on: a backslash is an ordinary character). */
 export function quoteLiteral(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;

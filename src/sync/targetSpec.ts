@@ -3,7 +3,8 @@
 // read as one). Empty means the local database in the user's data folder. The label shown to
 // a person never contains a password. Each target's code is loaded only when a target is
 // built, so DuckDB's native library and the PostgreSQL driver stay unloaded for the other, and
-// code that only reads a spec (the editor's setting) stays free of both.
+// code that only reads a spec (the editor's setting) stays free of both. A new kind of target
+// is a kind in `TargetSpec`, a case in `parseTargetSpec` and one in `createTarget`.
 
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -40,14 +41,21 @@ export function parseTargetSpec(text: string | undefined, context: TargetSpecCon
     const file = defaultDatabasePath(context.env);
     return { kind: 'duckdb', path: file, label: file };
   }
-  if (POSTGRES_SCHEME.test(given)) {
-    const url = readPostgresUrl(given);
-    if (!url.hostname && !url.searchParams.get('host')) {
-      throw specError('noServer', `The PostgreSQL target ${postgresUrlLabel(url)} names no server.`, `Write it as ${POSTGRES_FORM}.`);
-    }
-    const hasPassword = url.password !== '' || [...url.searchParams.keys()].some((k) => HIDDEN_PARAM.test(k));
-    return { kind: 'postgres', url: given, label: postgresUrlLabel(url), hasPassword };
+  if (POSTGRES_SCHEME.test(given)) return postgresSpec(given);
+  return duckdbSpec(given, context);
+}
+
+function postgresSpec(given: string): TargetSpec {
+  const url = readPostgresUrl(given);
+  if (!url.hostname && !url.searchParams.get('host')) {
+    throw specError('noServer', `The PostgreSQL target ${postgresUrlLabel(url)} names no server.`, `Write it as ${POSTGRES_FORM}.`);
   }
+  const hasPassword = url.password !== '' || [...url.searchParams.keys()].some((k) => HIDDEN_PARAM.test(k));
+  return { kind: 'postgres', url: given, label: postgresUrlLabel(url), hasPassword };
+}
+
+/** A file path, or `duckdb:PATH`; any other URL is a kind of target there is none of. */
+function duckdbSpec(given: string, context: TargetSpecContext): TargetSpec {
   let file = given;
   if (/^duckdb:/i.test(file)) file = file.slice('duckdb:'.length);
   else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file)) {
@@ -71,11 +79,22 @@ export interface TargetDeps {
 
 /** Builds the target a spec names (not yet opened), loading that target's module now. */
 export function createTarget(spec: TargetSpec, deps: TargetDeps): SyncTarget {
-  if (spec.kind === 'duckdb') {
-    const duckdb = require('./duckdbTarget') as { DuckdbTarget: typeof DuckdbTarget };
-    return new duckdb.DuckdbTarget({ path: spec.path, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs, readOnly: deps.readOnly });
+  const { logger, clock, lockWaitMs, readOnly } = deps;
+  switch (spec.kind) {
+    case 'duckdb': {
+      const duckdb = require('./duckdbTarget') as { DuckdbTarget: typeof DuckdbTarget };
+      return new duckdb.DuckdbTarget({ path: spec.path, logger, clock, lockWaitMs, readOnly });
+    }
+    case 'postgres': {
+      const postgres = require('./postgresTarget') as { PostgresTarget: typeof PostgresTarget };
+      return new postgres.PostgresTarget({ url: spec.url, logger, clock, lockWaitMs, env: deps.env, homeDir: deps.env?.HOME || undefined, readOnly });
+    }
+    default:
+      return unknownKind(spec);
   }
-  const postgres = require('./postgresTarget') as { PostgresTarget: typeof PostgresTarget };
-  const homeDir = deps.env?.HOME || undefined;
-  return new postgres.PostgresTarget({ url: spec.url, logger: deps.logger, clock: deps.clock, lockWaitMs: deps.lockWaitMs, env: deps.env, homeDir, readOnly: deps.readOnly });
+}
+
+/** Every kind has its case above: a kind added to `TargetSpec` without one fails to compile here. */
+function unknownKind(spec: never): never {
+  throw new Error(`no sync target of kind ${(spec as { kind: string }).kind}`);
 }

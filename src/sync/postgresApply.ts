@@ -1,0 +1,116 @@
+// One run's apply to PostgreSQL, on the session that holds the table's lock (taken here when
+// the caller holds none): the namespace's schema is made first, in a transaction of its own
+// (an empty schema is harmless, and holding its creation open would make other tables wait);
+// then one transaction streams the job's gzip JSONL objects into a temporary staging table
+// with COPY, applies them as a snapshot (postgresSnapshot.ts) or as changes
+// (postgresChanges.ts), counts the rows and upserts the meta row. A failure, an abort (which
+// cancels the running statement from the side) or a lost connection rolls it all back, or the
+// server does when the session ends: the table keeps its last complete run.
+
+import type { Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
+import { applyChanges } from './postgresChanges';
+import type { PostgresEndpoint, PostgresSession } from './postgresConnection';
+import { copyFileToStage } from './postgresCopy';
+import { postgresCancelled, postgresError } from './postgresErrors';
+import type { PostgresMetaTable } from './postgresMetaTable';
+import { applySnapshot } from './postgresSnapshot';
+import { CREATE_STAGE, grantName, lockName, META_DDL_LOCK, qualifiedName, quoteIdent } from './postgresSql';
+import { seconds, type PostgresTableLocks } from './postgresTableLock';
+import type { ApplyPlan, ApplyResult } from './syncTarget';
+
+export interface PostgresApplyContext {
+  endpoint: PostgresEndpoint;
+  locks: PostgresTableLocks;
+  meta: PostgresMetaTable;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** Applies the plan in one transaction on the table's locked session; all or nothing. */
+export async function applyToPostgres(ctx: PostgresApplyContext, plan: ApplyPlan): Promise<ApplyResult> {
+  const { endpoint, locks, meta, logger, clock } = ctx;
+  const { table, signal } = plan;
+  const name = lockName(table.namespace, table.table);
+  let lock = locks.of(table.namespace, table.table);
+  let ownRelease: (() => Promise<void>) | undefined;
+  if (!lock) {
+    ownRelease = await locks.take(table.namespace, table.table, signal);
+    lock = locks.of(table.namespace, table.table)!;
+  }
+  const { session } = lock;
+  await lock.quiet();
+  const doing = `applying the ${plan.kind === 'snapshot' ? 'snapshot' : 'changes'} of ${name}`;
+  const started = clock.now();
+  let cancelling: Promise<boolean> | undefined;
+  const onAbort = (): void => {
+    if (session.pid !== undefined) cancelling ??= endpoint.cancel(session.pid);
+  };
+  let inTransaction = false;
+  /** the lock's session answered its first statement of the apply: it outlived the wait */
+  let reached = false;
+  try {
+    if (!session.usable) throw locks.lost(name, lock);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.throwIfAborted();
+    await ensureSchema(endpoint, session, table.namespace);
+    reached = true;
+    const q = (sql: string, params?: unknown[]) => {
+      signal?.throwIfAborted();
+      return session.client.query(sql, params);
+    };
+    await q('BEGIN');
+    inTransaction = true;
+    await q(`SET LOCAL work_mem = '64MB'`);
+    await q(CREATE_STAGE);
+    let records = 0;
+    for (const [i, file] of plan.files.entries()) {
+      records += await copyFileToStage(session.client, file, name, signal);
+      logger.debug(`postgres: ${name}: staged file ${i + 1} of ${plan.files.length} (${records} records so far)`);
+    }
+    const { upserted, deleted } =
+      plan.kind === 'snapshot'
+        ? { upserted: await applySnapshot({ session, q, table, meta, logger }), deleted: 0 }
+        : await applyChanges({ q, table, addedColumns: plan.addedColumns, label: endpoint.label });
+    const counted = await q(`SELECT count(*)::text AS n FROM ${qualifiedName(table.namespace, table.table)}`);
+    const rows = Number(counted.rows[0].n);
+    await meta.writeInApply(q, plan, rows);
+    await q('COMMIT');
+    inTransaction = false;
+    // an abort that came too late to matter: its cancel must not hit the session's next statement
+    if (cancelling) await cancelling;
+    logger.info(`postgres: ${name}: ${plan.kind} applied from ${records} records: ${upserted} upserted, ${deleted} deleted, ${rows} rows (${seconds(clock.now() - started)})`);
+    return { upserted, deleted, rows };
+  } catch (err) {
+    if (cancelling) await cancelling;
+    if (inTransaction && session.usable) {
+      try {
+        await session.client.query('ROLLBACK');
+      } catch {
+        // the server rolls back when the session ends
+        await session.close();
+      }
+    }
+    const failure = signal?.aborted ? postgresCancelled(doing, true) : !reached && !session.usable ? locks.lost(name, lock) : postgresError(err, endpoint.errorContext(doing, true));
+    logger.debug(`postgres: ${name}: ${failure.message}`);
+    throw failure;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    if (ownRelease) await ownRelease();
+  }
+}
+
+/** The namespace's schema, created in a transaction of its own before the run's. */
+async function ensureSchema(endpoint: PostgresEndpoint, session: PostgresSession, namespace: string): Promise<void> {
+  const { rows } = await session.client.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [namespace]);
+  if (rows.length > 0) return;
+  await endpoint.inShortTransaction(
+    session,
+    `creating the schema ${namespace}`,
+    [
+      [META_DDL_LOCK, [`schema ${namespace}`]],
+      [`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(namespace)}`],
+    ],
+    `Each namespace gets a schema of its own: GRANT CREATE ON DATABASE ${grantName(session.client.database, '<database>')} TO ${grantName(session.client.user, '<user>')}; (or create the schema ${quoteIdent(namespace)} for the user, with it as owner).`,
+  );
+}
