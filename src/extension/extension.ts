@@ -8,7 +8,6 @@ import { createDispatcher } from '../client/dispatcher';
 import { startEmulator } from '../emulator/emulator';
 import { DEFAULT_KEPT_COPIES_MB, DEFAULT_MEMORY_LIMIT_MB, EngineClient } from '../engine/engineClient';
 import { systemClock } from '../core/clock';
-import { SchemaCache } from '../core/schemaCache';
 import type { JobsModel } from '../jobs/jobsModel';
 import { ClientPool } from './connections/clientPool';
 import { ConnectionStore } from './connections/connectionStore';
@@ -20,7 +19,6 @@ import { registerJobsFeature } from './jobs/jobsFeature';
 import type { JobsViewNode } from './jobs/jobsNodes';
 import { readRateLimits } from './jobs/jobSettings';
 import { ExplorerTreeProvider } from './explorer/explorerTreeProvider';
-import { SchemaReader } from './explorer/schemaReader';
 import { outputChannelLogger } from './logging/outputChannelLogger';
 import { engineFolders } from './preview/engineFolders';
 import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
@@ -28,6 +26,7 @@ import { registerPreview } from './preview/previewCommands';
 import { prepareDownloads } from './preview/prepareDownloads';
 import { readProxySettings } from './proxySettings';
 import { registerSchemaFeature, type SchemaPages } from './schema/schemaFeature';
+import { SchemaModel } from './schema/schemaModel';
 import { syncedTableMarks } from './sync/syncedTableMarks';
 import { SyncedTablesModel } from './sync/syncedTablesModel';
 import { registerSyncFeature } from './sync/syncFeature';
@@ -36,6 +35,8 @@ import { registerSyncFeature } from './sync/syncFeature';
 export interface DataQueryExtensionApi {
   explorer: ExplorerTreeProvider;
   explorerView: vscode.TreeView<ExplorerNode>;
+  /** table lists and schemas of every connection, with their ages */
+  schemas: SchemaModel;
   /** every query job of this workspace, as the Jobs view and the status bar show them */
   jobs: JobsModel;
   jobsView: vscode.TreeView<JobsViewNode>;
@@ -68,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     userAgent,
   });
   const syncedTables = new SyncedTablesModel(context.globalState, systemClock);
-  const schemas = new SchemaReader(new SchemaCache(context.globalState, systemClock), pool, systemClock);
+  const schemas = new SchemaModel(context.globalState, pool, systemClock);
   const explorer = new ExplorerTreeProvider(store, pool, logger, schemas, systemClock, syncedTableMarks(syncedTables));
   const explorerView = vscode.window.createTreeView('dataQuery.explorer', { treeDataProvider: explorer, showCollapseAll: true });
 
@@ -76,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   context.subscriptions.push(
     channel,
     store,
+    schemas,
     explorer,
     explorerView,
     explorer.followExpansion(explorerView),
@@ -91,7 +93,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     ...registerExplorerCommands(explorer, channel),
   );
   const jobs = registerJobsFeature(context, { store, pool, schemas, logger, userAgent, createDispatcher: () => createDispatcher(readProxySettings()) });
-  const schemaFeature = registerSchemaFeature({ explorer, view: explorerView, store, pool, logger, jobs: jobs.model, extensionUri: context.extensionUri, clock: systemClock });
+  const schemaFeature = registerSchemaFeature({ schemas, explorer, view: explorerView, store, pool, logger, jobs: jobs.model, extensionUri: context.extensionUri, clock: systemClock });
   context.subscriptions.push(...schemaFeature.disposables);
   const engine = new EngineClient({
     hostScript: context.asAbsolutePath(path.join('dist', 'engineHost.js')),
@@ -115,7 +117,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
       logger,
     }),
   );
-  const sync = registerSyncFeature({ context, model: syncedTables, explorer, store, pool, sample, logger, userAgent });
+  const sync = registerSyncFeature({ context, model: syncedTables, schemas, store, pool, sample, logger, userAgent });
   context.subscriptions.push(syncedTables, ...sync.disposables);
   stopping = async () => {
     sync.stop();
@@ -125,7 +127,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     await sample.dispose();
   };
   logger.info(`Data Query Explorer ${version} activated.`);
-  return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages, openResults: () => engine.openResults };
+  return { explorer, explorerView, schemas, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages, openResults: () => engine.openResults };
 }
 
 /** The engine's memory limit (at least 64 MiB) and its kept copies' budget from the settings. */

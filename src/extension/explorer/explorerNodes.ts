@@ -1,6 +1,6 @@
 // The explorer tree's nodes: connection -> namespace -> table -> column (-> member column),
 // plus message nodes for errors (with a way forward), empty lists and waits for the rate
-// limit. Plain data; the provider renders them.
+// limit, and the ids that name them. Plain data: the loader makes them, the renderer draws them.
 
 import type { Column } from '../../core/schema';
 import type { Connection } from '../connections/connectionConfig';
@@ -85,3 +85,16 @@ export interface WaitingNode {
 }
 
 export type ExplorerNode = ConnectionNode | NamespaceNode | TableNode | ColumnNode | ErrorNode | EmptyNode | WaitingNode;
+
+/** The ids of the nodes that stand for a connection, a namespace and a table. */
+export function connectionId(name: string): string {
+  return `c/${name}`;
+}
+
+export function namespaceId(connection: string, namespace: string): string {
+  return `${connectionId(connection)}/n/${namespace}`;
+}
+
+export function tableId(connection: string, namespace: string, table: string): string {
+  return `${namespaceId(connection, namespace)}/t/${table}`;
+}

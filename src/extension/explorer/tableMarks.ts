@@ -3,7 +3,7 @@
 // the tables it names when their marks change. The explorer has none unless one is passed in.
 
 import type { Event } from '../../jobs/emitter';
-import type { SyncedTableMark } from './explorerItems';
+import type { SyncedTableMark } from './explorerRenderer';
 
 export interface TableMarks {
   /** The mark of a table at `now` (ms), or undefined for none. */

@@ -9,7 +9,7 @@ import type { SincePointStore } from '../../jobs/sincePoints';
 import type { ClientPool, ExplorerClient } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';
-import type { SchemaReader } from '../explorer/schemaReader';
+import type { SchemaModel } from '../schema/schemaModel';
 
 export interface JobServices {
   model: JobsModel;
@@ -17,8 +17,8 @@ export interface JobServices {
   sincePoints: SincePointStore;
   store: ConnectionStore;
   pool: ClientPool;
-  /** table lists and schemas through the explorer's cache */
-  schemas: SchemaReader;
+  /** table lists and schemas, kept with their ages */
+  schemas: SchemaModel;
   logger: Logger;
   clientFor(connection: string): Promise<JobClient>;
   resultsRoot(): Promise<string>;

@@ -17,7 +17,7 @@ import { registerResultCommands, type ResultCommandDeps } from '../commands/resu
 import { connectionIdentity } from '../connections/connectionConfig';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
-import type { SchemaReader } from '../explorer/schemaReader';
+import type { SchemaModel } from '../schema/schemaModel';
 import { clientByName, type JobServices } from './jobServices';
 import { readDownloadSettings, readKeepFinishedDays, resultsRoot } from './jobSettings';
 import type { JobsViewNode } from './jobsNodes';
@@ -37,7 +37,7 @@ export interface JobsFeature {
 export interface JobsFeatureDeps extends ResultCommandDeps {
   store: ConnectionStore;
   pool: ClientPool;
-  schemas: SchemaReader;
+  schemas: SchemaModel;
   logger: Logger;
 }
 

@@ -7,17 +7,17 @@ import type { ResultFormat } from '../../engine/engineProtocol';
 import type { JobEntry } from '../../jobs/jobEntry';
 import type { JobsModel } from '../../jobs/jobsModel';
 import type { ConnectionStore } from '../connections/connectionStore';
-import type { SchemaReader } from '../explorer/schemaReader';
+import type { SchemaModel } from '../schema/schemaModel';
 import { findConnection } from '../jobs/jobServices';
 import type { DownloadedJob, DownloadedJobsProvider } from './downloadedJobs';
 
 export type SchemaFetcher = (connection: string, namespace: string, table: string) => Promise<SchemaEnvelope>;
 
-/** The longest a preview or a console statement waits for a schema the explorer has not kept. */
+/** The longest a preview or a console statement waits for a schema not kept yet. */
 export const SCHEMA_WAIT_MS = 5_000;
 
-/** A table's schema through the explorer's cache, for the named connection. */
-export function schemaFromConnections(store: ConnectionStore, schemas: SchemaReader, waitMs = SCHEMA_WAIT_MS): SchemaFetcher {
+/** A table's schema through the SchemaModel, for the named connection. */
+export function schemaFromConnections(store: ConnectionStore, schemas: SchemaModel, waitMs = SCHEMA_WAIT_MS): SchemaFetcher {
   return (connection, namespace, table) => Promise.resolve().then(() => schemas.schemaWithin(findConnection(store, connection), namespace, table, waitMs));
 }
 

@@ -5,7 +5,7 @@
 
 import * as vscode from 'vscode';
 import { DqError } from '../../client/errors';
-import { findColumns, qualifiedName, readCatalog, type ColumnMatch } from '../../core/columnSearch';
+import { findColumns, qualifiedName, type ColumnMatch } from '../../core/columnSearch';
 import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
 import { columnsOf, flatColumnsOf } from '../../core/schema';
@@ -19,10 +19,14 @@ import type { ExplorerNode } from '../explorer/explorerNodes';
 import type { ExplorerTreeProvider } from '../explorer/explorerTreeProvider';
 import { findConnection } from '../jobs/jobServices';
 import { runPickSteps, type PickItem } from '../ui/multiStepPick';
+import type { SchemaModel } from './schemaModel';
 import type { SchemaPanels } from './schemaPanel';
 
 export interface SchemaCommandDeps {
-  explorer: ExplorerTreeProvider;
+  /** table lists and schemas: every read of these commands goes through it */
+  schemas: SchemaModel;
+  /** only to reveal a found column */
+  explorer: Pick<ExplorerTreeProvider, 'revealColumn'>;
   view: vscode.TreeView<ExplorerNode>;
   store: ConnectionStore;
   pool: ClientPool;
@@ -38,8 +42,7 @@ interface TableTarget {
 
 export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposable[] {
   const { logger } = deps;
-  const reader = deps.explorer.schemas;
-  const schemaOf = (t: TableTarget) => reader.schema(t.connection, t.namespace, t.table);
+  const schemaOf = (t: TableTarget) => deps.schemas.schema(t.connection, t.namespace, t.table);
   const tableCommand = (id: string, title: string, run: (t: TableTarget) => Promise<unknown>): vscode.Disposable =>
     registerJobCommand(id, title, logger, {
       fromArgs: async (args) => run(targetFromArgs(deps.store, args)),
@@ -57,7 +60,6 @@ export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposab
     tableCommand('dataQuery.showSchema', 'Show Schema', async (t) => {
       const held = await schemaOf(t);
       deps.panels.show({ connection: t.connection.name, namespace: t.namespace, table: t.table }, held);
-      deps.explorer.schemaChanged(t.connection.name, t.namespace, t.table);
       return { version: held.value.version, columns: columnsOf(held.value, `${t.namespace}.${t.table}`).length };
     }),
     tableCommand('dataQuery.copyColumns', 'Copy Column Names', async (t) => {
@@ -75,7 +77,7 @@ export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposab
         const text = stringArg(args, 'text');
         const asked = namespacesArg(args);
         const namespaces = asked ?? (await deps.pool.session(connection)).namespaces;
-        const read = await readCatalog(reader.keyOf(connection), namespaces, reader.source(connection), reader.cache, { signal: new AbortController().signal });
+        const read = await deps.schemas.catalog(connection, namespaces, { signal: new AbortController().signal });
         return {
           matches: findColumns(text, read.tables).map((m) => ({ name: qualifiedName(m), type: m.column.type, description: m.column.description ?? null })),
           problems: read.problems,
@@ -89,7 +91,6 @@ export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposab
 async function findColumnInteractively(deps: SchemaCommandDeps, known: Connection | undefined): Promise<ColumnMatch | undefined> {
   const connection = known ?? (await pickConnection(deps));
   if (!connection) return undefined;
-  const reader = deps.explorer.schemas;
   // without credentials every call would fail alike: say so once, not as missing columns
   // (credentials saved for another base URL say so)
   if (connection.kind === 'remote') await deps.store.credentialsFor(connection);
@@ -100,7 +101,7 @@ async function findColumnInteractively(deps: SchemaCommandDeps, known: Connectio
       const stop = new AbortController();
       token.onCancellationRequested(() => stop.abort(new DqError('cancelled', 'Finding a column was cancelled.')));
       let reported = 0;
-      return readCatalog(reader.keyOf(connection), namespaces, reader.source(connection), reader.cache, {
+      return deps.schemas.catalog(connection, namespaces, {
         signal: stop.signal,
         onProgress: (done, total) => {
           const percent = total === 0 ? 100 : (done / total) * 100;
@@ -190,7 +191,7 @@ async function pickTable(deps: SchemaCommandDeps, title: string): Promise<TableT
     {
       placeholder: 'Table',
       items: async (d, _note, signal) =>
-        [...(await deps.explorer.schemas.tables(connection, d.namespace as string, signal))].sort().map((t): PickItem<typeof draft> => ({ label: t, apply: (s) => (s.table = t) })),
+        [...(await deps.schemas.tables(connection, d.namespace as string, signal))].sort().map((t): PickItem<typeof draft> => ({ label: t, apply: (s) => (s.table = t) })),
     },
   ]);
   return done && { connection, namespace: done.namespace as string, table: done.table as string };

@@ -1,5 +1,6 @@
 // The schema features wired together: the schema pages, their commands, and following newer
-// schema versions that completed jobs report.
+// schema versions that completed jobs report. All of them read through the SchemaModel, whose
+// changes the Explorer follows.
 
 import * as vscode from 'vscode';
 import type { Clock } from '../../core/clock';
@@ -20,14 +21,10 @@ export type SchemaPages = Pick<SchemaPanels, 'versionShown' | 'pageHtml'>;
 
 export function registerSchemaFeature(deps: SchemaFeatureDeps): { pages: SchemaPages; disposables: vscode.Disposable[] } {
   const panels = new SchemaPanels(deps.extensionUri, () => deps.clock.now());
-  const reader = deps.explorer.schemas;
   const readAgain = async (ref: TableRef): Promise<void> => {
     const connection = findConnection(deps.store, ref.connection);
-    const held = reader.cache.schema(reader.keyOf(connection), ref.namespace, ref.table);
-    if (!held && panels.versionShown(ref) === undefined) return;
-    const read = await reader.schema(connection, ref.namespace, ref.table, { force: true, priority: 'background' });
-    panels.update(ref, read);
-    if (read.value.version !== held?.value.version) deps.explorer.schemaChanged(ref.connection, ref.namespace, ref.table);
+    if (!deps.schemas.heldSchema(connection, ref.namespace, ref.table) && panels.versionShown(ref) === undefined) return;
+    panels.update(ref, await deps.schemas.schema(connection, ref.namespace, ref.table, { force: true, priority: 'background' }));
   };
   const disposables = [
     panels,

@@ -35,7 +35,7 @@ export interface SyncCommandDeps {
   model: SyncedTablesModel;
   store: ConnectionStore;
   pool: ClientPool;
-  /** a namespace's tables (from the explorer's cache when fresh) */
+  /** a namespace's tables (the SchemaModel's copy when fresh) */
   tables(connection: Connection, namespace: string, signal: AbortSignal): Promise<string[]>;
   target(): SyncTargetChoice;
   /** the remembered answers about servers a workspace's settings name */

@@ -13,7 +13,7 @@ import { SyncHostClient } from '../../sync/syncHostClient';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
 import type { SampleEmulatorHost } from '../connections/sampleEmulatorHost';
-import type { ExplorerTreeProvider } from '../explorer/explorerTreeProvider';
+import type { SchemaModel } from '../schema/schemaModel';
 import { findConnection } from '../jobs/jobServices';
 import { readRateLimits } from '../jobs/jobSettings';
 import { readProxySettings } from '../proxySettings';
@@ -27,7 +27,7 @@ import { parseSyncTarget, SYNC_TARGET_SETTING, type SyncTargetChoice } from './s
 export interface SyncFeatureDeps {
   context: vscode.ExtensionContext;
   model: SyncedTablesModel;
-  explorer: ExplorerTreeProvider;
+  schemas: SchemaModel;
   store: ConnectionStore;
   pool: ClientPool;
   sample: SampleEmulatorHost;
@@ -79,7 +79,7 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
       model,
       store,
       pool: deps.pool,
-      tables: (connection, namespace, signal) => deps.explorer.schemas.tables(connection, namespace, signal),
+      tables: (connection, namespace, signal) => deps.schemas.tables(connection, namespace, signal),
       target,
       consent,
       logger,

@@ -6,12 +6,11 @@
 import * as assert from 'node:assert/strict';
 import type { SchemaEnvelope } from '../../../src/core/contract';
 import { nullLogger } from '../../../src/core/logger';
-import { SchemaCache } from '../../../src/core/schemaCache';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import type { ClientPool } from '../../../src/extension/connections/clientPool';
 import type { Connection } from '../../../src/extension/connections/connectionConfig';
 import type { ConnectionStore } from '../../../src/extension/connections/connectionStore';
-import { SchemaReader } from '../../../src/extension/explorer/schemaReader';
+import { SchemaModel } from '../../../src/extension/schema/schemaModel';
 import { jobDownloads, schemaFromConnections, SCHEMA_WAIT_MS } from '../../../src/extension/preview/jobDownloads';
 import type { JobEntry } from '../../../src/jobs/jobEntry';
 import { emulatorClientPool } from '../../support/emulatorClientPool';
@@ -26,7 +25,7 @@ describe('the schema a preview of downloaded results reads them with', function 
   let silent: RunningEmulator;
   let pool: ClientPool;
   let clock: FakeClock;
-  let reader: SchemaReader;
+  let reader: SchemaModel;
   let warnings: string[];
 
   const connectionTo = (name: string, emulator: RunningEmulator): Connection => ({
@@ -61,7 +60,7 @@ describe('the schema a preview of downloaded results reads them with', function 
     silent = await startEmulator({ port: 0, clientId: working.clientId, clientSecret: working.clientSecret, faults: { slowMs: 3_600_000 } });
     pool = emulatorClientPool(working, 'result-schemas-test');
     clock = new FakeClock(Date.now());
-    reader = new SchemaReader(new SchemaCache(new MemoryStorage(), clock), pool, clock);
+    reader = new SchemaModel(new MemoryStorage(), pool, clock);
     warnings = [];
   });
   afterEach(async () => {
@@ -89,7 +88,7 @@ describe('the schema a preview of downloaded results reads them with', function 
   it('uses the kept copy, however old, when the service does not answer', async () => {
     const connection = connectionTo('Silent', silent);
     const kept: SchemaEnvelope = { version: 7, schema: { type: 'object', properties: { key: { type: 'object', properties: { id: { type: 'integer' } } } } } };
-    await reader.cache.saveSchema(reader.keyOf(connection), 'canvas', 'users', kept);
+    await reader.saveSchema(connection, 'canvas', 'users', kept);
     assert.deepEqual(await downloadedUsers('Silent').schema(), kept, 'a fresh copy is used at once');
     await clock.advance(STALE_MS);
     assert.deepEqual(await afterTheWait(downloadedUsers('Silent').schema()), kept, 'a stale copy after the wait');

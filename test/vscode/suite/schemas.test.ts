@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { nullLogger } from '../../../src/core/logger';
-import { STALE_AFTER_MS, SchemaCache } from '../../../src/core/schemaCache';
+import { STALE_AFTER_MS } from '../../../src/core/schemaCache';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { SampleCatalog } from '../../../src/emulator/sampleData/sampleCatalog';
 import type { ClientPool } from '../../../src/extension/connections/clientPool';
@@ -14,8 +14,8 @@ import type { Connection } from '../../../src/extension/connections/connectionCo
 import type { ConnectionStore } from '../../../src/extension/connections/connectionStore';
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, TableNode } from '../../../src/extension/explorer/explorerNodes';
 import { ExplorerTreeProvider } from '../../../src/extension/explorer/explorerTreeProvider';
-import { SchemaReader } from '../../../src/extension/explorer/schemaReader';
 import type { TableMarks } from '../../../src/extension/explorer/tableMarks';
+import { SchemaModel } from '../../../src/extension/schema/schemaModel';
 import { tableSchema } from '../../../src/emulator/sampleData/tableModel';
 import { createTableScript } from '../../../src/sync/postgresSql';
 import { targetTableOf } from '../../../src/sync/syncColumns';
@@ -139,10 +139,9 @@ describe('Schemas in the explorer', () => {
     const connection = (await connectionNode(api, 'Versions')) as ConnectionNode;
     const canvas = await child(api, connection, 'canvas');
     const users = await child(api, canvas, 'users');
-    const reader = api.explorer.schemas;
-    const current = await reader.schema(connection.connection, 'canvas', 'users');
+    const current = await api.schemas.schema(connection.connection, 'canvas', 'users');
     // the copy kept from before the table's last schema change
-    await reader.cache.saveSchema(reader.keyOf(connection.connection), 'canvas', 'users', { ...current.value, version: current.value.version - 1 });
+    await api.schemas.saveSchema(connection.connection, 'canvas', 'users', { ...current.value, version: current.value.version - 1 });
     const args = { connection: 'Versions', namespace: 'canvas', table: 'users' };
     const shown = (await vscode.commands.executeCommand('dataQuery.showSchema', args)) as { version: number };
     assert.equal(shown.version, current.value.version - 1);
@@ -212,7 +211,7 @@ describe('The schema cache', () => {
     const storage = new MemoryStorage();
     const connection: Connection = { kind: 'remote', name: 'Cached', baseUrl: emulator.baseUrl, dataPrefix: emulator.dataPrefix, namespaces: ['canvas'], allowInsecureHttp: false };
     const store = { read: () => ({ connections: [connection], problems: [] }), getCredentials: async () => undefined } as unknown as ConnectionStore;
-    const reload = () => new ExplorerTreeProvider(store, pool, nullLogger, new SchemaReader(new SchemaCache(storage, clock), pool, clock), clock);
+    const reload = () => new ExplorerTreeProvider(store, pool, nullLogger, new SchemaModel(storage, pool, clock), clock);
     const namespace = (): NamespaceNode => ({ kind: 'namespace', id: 'c/Cached/n/canvas', connection, namespace: 'canvas' });
     const usersOf = (nodes: ExplorerNode[]) => nodes.find((n) => n.kind === 'table' && n.table === 'users') as TableNode;
 
@@ -266,7 +265,7 @@ describe('The schema cache', () => {
       markOf: (_c, _n, table) => (table === 'users' ? { description: 'synced', tooltip: 'Synced to the test database.', syncing: false } : undefined),
       onDidChangeMarks: () => ({ dispose: () => undefined }),
     };
-    const explorer = new ExplorerTreeProvider(store, pool, nullLogger, new SchemaReader(new SchemaCache(new MemoryStorage(), clock), pool, clock), clock, marks);
+    const explorer = new ExplorerTreeProvider(store, pool, nullLogger, new SchemaModel(new MemoryStorage(), pool, clock), clock, marks);
     // VS Code keeps the children it drew and only says that a node was expanded again
     const expansions = new vscode.EventEmitter<vscode.TreeViewExpansionEvent<ExplorerNode>>();
     const following = explorer.followExpansion({ onDidExpandElement: expansions.event });
