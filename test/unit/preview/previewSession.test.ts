@@ -207,7 +207,7 @@ describe('preview session', () => {
         { name: 'value.doc', type: 'string', sqlType: 'VARCHAR' },
         { name: 'key.id', type: 'int64', sqlType: 'BIGINT', key: true },
       ],
-      page: async (_view, offset, limit) => Array.from({ length: limit }, () => ['upsert', { cut: true, start: long.slice(0, 4096), length: long.length }, '10000000000000001']),
+      page: async (_view, _offset, limit) => Array.from({ length: limit }, () => ['upsert', { cut: true, start: long.slice(0, 4096), length: long.length }, '10000000000000001']),
       cell: async () => long,
     };
     const { session: s, copied } = session();
