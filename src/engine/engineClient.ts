@@ -429,7 +429,7 @@ export class EngineClient {
 
 /**
  * Removes what an export wrote beside its target before the engine died: `<target>.partial`
- * (resultEngine.ts), and DuckDB's own `tmp_<target>.partial`, which it writes first when
+ * (resultExport.ts), and DuckDB's own `tmp_<target>.partial`, which it writes first when
  * that file is already there.
  */
 async function removePartial(target: string): Promise<void> {

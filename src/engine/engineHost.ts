@@ -7,7 +7,9 @@ import { join, resolve } from 'node:path';
 import { toEngineError } from './engineErrors';
 import type { FromHost, HostSettings, RequestParams, ToHost } from './engineProtocol';
 import { KeptCopies } from './keptCopies';
-import { ENGINE_SETTINGS, ResultEngine, sandboxStatements, type Work } from './resultEngine';
+import { ENGINE_SETTINGS, sandboxStatements } from './engineSettings';
+import type { Work } from './engineWork';
+import { ResultEngine } from './resultEngine';
 import { isProcessRunning } from '../core/processAlive';
 
 type DuckDbModule = typeof import('@duckdb/node-api');

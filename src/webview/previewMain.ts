@@ -6,10 +6,14 @@
 // between them, Enter sorts, Shift adds to the sort, Down goes back to the rows). Rows whose
 // read failed are asked for again when the user next moves, or once the engine answers again.
 // "Go to" a row not read yet waits for the row count. Without a result (a statement failed)
-// the grid shows only why.
+// the grid shows only why. Columns show key columns first and `meta.*` last (columnOrder.ts),
+// each as wide as its header and the first rows' values need (columnWidths.ts), numbers
+// right-aligned; rows keep the result's order, and a copied row follows the display.
 
 import { BUSY_AFTER_MS, busyText, sameView } from './busyText';
 import { cellText, holdsCutValue, hoverText, rowTsv, shownText } from './cellText';
+import { displayOrder, inDisplayOrder } from './columnOrder';
+import { columnWidths, isNumeric, typeLabel } from './columnWidths';
 import { countingToText, goToRow } from './goToRow';
 import { followCursor, moveCursor, type Cursor } from './gridCursor';
 import type { ResultColumn } from '../engine/engineProtocol';
@@ -42,8 +46,18 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
   return node;
 }
 
+/** A cell's padding and border beside its text, in pixels (preview.css). */
+const CELL_CHROME_PX = 13;
+
 class PreviewGrid {
+  /** the result's columns in the order shown */
   private columns: ResultColumn[] = [];
+  /** for each column shown, its place in the result (and in each row) */
+  private order: number[] = [];
+  /** the columns shown that hold numbers */
+  private numeric: boolean[] = [];
+  /** the columns were sized to the result's first rows */
+  private sized = false;
   private canShape = true;
   private version = 0;
   private view: ViewState = { sort: [], filters: {}, where: '' };
@@ -156,6 +170,7 @@ class PreviewGrid {
       case 'rows':
         if (message.version !== this.version) return;
         this.windows.received(message.offset, message.rows);
+        if (!this.sized) this.sizeColumns(message.rows);
         this.layout();
         this.goToPendingRow();
         break;
@@ -193,7 +208,9 @@ class PreviewGrid {
   /** A new result (or none): its title and columns, and what the toolbar offers for it. */
   private showResult(title: string, columns: ResultColumn[], canShape: boolean, empty: boolean): void {
     this.title.textContent = title;
-    this.columns = columns;
+    this.order = displayOrder(columns);
+    this.columns = inDisplayOrder(columns, this.order);
+    this.numeric = this.columns.map(isNumeric);
     this.canShape = canShape;
     this.empty = empty;
     this.exportButton.disabled = empty;
@@ -208,15 +225,21 @@ class PreviewGrid {
     return saved?.version === version ? saved : undefined;
   }
 
+  /** Sizes the columns to their headers and, once rows have come, to the first of them (once per result). */
+  private sizeColumns(rows: readonly unknown[][]): void {
+    this.sized = rows.length > 0;
+    const widths = columnWidths(this.columns, rows.map((row) => inDisplayOrder(row, this.order)), this.canShape);
+    this.scroller.style.setProperty('--columns', `var(--gutter-width) ${widths.map((ch) => `calc(${ch}ch + ${CELL_CHROME_PX}px)`).join(' ')}`);
+  }
+
   private buildColumns(): void {
-    const widths = this.columns.map((c) => `${columnWidth(c)}px`).join(' ');
-    this.scroller.style.setProperty('--columns', `var(--gutter-width) ${widths}`);
+    this.sizeColumns([]);
     this.headFocus = Math.min(this.headFocus, Math.max(0, this.columns.length - 1));
     this.headRow.replaceChildren(el('div', 'cell gutter', '#'));
     this.filterRow.replaceChildren(el('div', 'cell gutter'));
     this.columns.forEach((column, index) => {
-      const head = el('div', 'cell');
-      head.append(el('span', 'name', column.name), el('span', 'type', column.key ? `${column.type} · key` : column.type));
+      const head = el('div', this.numeric[index] ? 'cell number' : 'cell');
+      head.append(el('span', 'name', column.name), el('span', 'type', typeLabel(column)));
       const sorts = this.canShape ? 'Click or Enter sorts; with Shift, adds to the sort.' : '';
       head.title = [`${column.name}: ${column.type}${column.key ? ' (key)' : ''}`, column.description ?? '', sorts].filter(Boolean).join('\n');
       head.setAttribute('role', 'columnheader');
@@ -485,12 +508,13 @@ class PreviewGrid {
   }
 
   private copy(): void {
-    const row = this.windows.row(this.cursor.row);
-    if (!row) return;
-    const values = this.rowSelected ? row : [row[this.cursor.column]];
-    // a long value here is only its start: the extension reads it whole from the engine
-    if (holdsCutValue(values)) {
-      this.vscode.postMessage({ type: 'copyWhole', version: this.version, row: this.cursor.row, ...(this.rowSelected ? {} : { column: this.cursor.column }) });
+    const values = this.windows.row(this.cursor.row);
+    if (!values) return;
+    const row = inDisplayOrder(values, this.order);
+    const copied = this.rowSelected ? row : [row[this.cursor.column]];
+    // a long value here is only its start: the extension reads it whole from the engine (the column by its place in the result)
+    if (holdsCutValue(copied)) {
+      this.vscode.postMessage({ type: 'copyWhole', version: this.version, row: this.cursor.row, ...(this.rowSelected ? {} : { column: this.order[this.cursor.column] }) });
       return;
     }
     const text = this.rowSelected ? rowTsv(row) : cellText(row[this.cursor.column]);
@@ -529,7 +553,8 @@ class PreviewGrid {
     gutter.className = 'cell gutter';
     gutter.textContent = (index + 1).toLocaleString();
     valueCells.forEach((cell, c) => {
-      const value = values?.[c];
+      const value = values?.[this.order[c]];
+      cell.classList.toggle('number', this.numeric[c]);
       cell.textContent = values ? shownText(value) : '';
       cell.title = values ? hoverText(value) : '';
       cell.classList.toggle('null', values !== undefined && (value === null || value === undefined));
@@ -546,12 +571,6 @@ class PreviewGrid {
     const estimate = this.windows.estimate();
     return estimate.exact ? `${estimate.rows.toLocaleString()} rows` : 'counting rows…';
   }
-}
-
-/** A column's width from its name and type: narrow for flags and numbers, wide for text. */
-function columnWidth(column: ResultColumn): number {
-  const byType = /bool/.test(column.type) ? 80 : /int|double|float|number|decimal/.test(column.type) ? 110 : 200;
-  return Math.min(320, Math.max(byType, column.name.length * 8 + 24));
 }
 
 new PreviewGrid(acquireVsCodeApi());

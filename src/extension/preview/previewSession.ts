@@ -6,6 +6,7 @@
 import type { Logger } from '../../core/logger';
 import type { ExportSource, ResultColumn } from '../../engine/engineProtocol';
 import { cellText, isCutValue, rowTsv } from '../../webview/cellText';
+import { displayOrder, inDisplayOrder } from '../../webview/columnOrder';
 import { engineView } from '../../webview/filterText';
 import { EMPTY_VIEW, parseToHost, type ToWebview, type ViewState } from '../../webview/previewProtocol';
 import { isCancellation } from '../ui/cancellation';
@@ -215,7 +216,8 @@ export class PreviewSession {
     for (const [i, value] of values.entries()) {
       if (isCutValue(value)) values[i] = await source.cell(view, row, i, signal);
     }
-    this.host.copy(rowTsv(values));
+    // in the grid's order of columns, as the grid copies a row it holds whole
+    this.host.copy(rowTsv(inDisplayOrder(values, displayOrder(source.columns))));
   }
 
   /** What an export reads: the current view of the current source. */

@@ -198,6 +198,25 @@ describe('preview session', () => {
     assert.equal(copied.length, 2, 'a copy of an older view is dropped');
   });
 
+  it('copies a row read whole in the order the grid shows its columns: key first, meta last', async () => {
+    const long = 'y'.repeat(10_000);
+    const source: RowSource = {
+      ...numbers(),
+      columns: [
+        { name: 'meta.action', type: 'string', sqlType: 'VARCHAR' },
+        { name: 'value.doc', type: 'string', sqlType: 'VARCHAR' },
+        { name: 'key.id', type: 'int64', sqlType: 'BIGINT', key: true },
+      ],
+      page: async (_view, _offset, limit) => Array.from({ length: limit }, () => ['upsert', { cut: true, start: long.slice(0, 4096), length: long.length }, '10000000000000001']),
+      cell: async () => long,
+    };
+    const { session: s, copied } = session();
+    s.attach(source);
+    await s.receive({ type: 'ready' });
+    await s.receive({ type: 'copyWhole', version: s.state().version, row: 0 });
+    assert.deepEqual(copied, [`10000000000000001\t${long}\tupsert`]);
+  });
+
   it('copies what the grid asks to copy, and ignores malformed messages', async () => {
     const { session: s, posted, copied } = session();
     s.attach(numbers());

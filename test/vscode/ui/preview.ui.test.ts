@@ -216,6 +216,17 @@ describe('Result preview in the VS Code workbench', function () {
     assert.deepEqual(rows.map((r) => r.n), rows.map((_r, i) => i + 1), 'the grid starts at row 1');
     assert.deepEqual(rows.map((r) => r.cells[id]), records.slice(0, rows.length).map((r) => r.key.id), 'the rows of the file, in its order');
     assert.equal(await grid.locator('.row.head .cell:not(.gutter) .type').nth(id).innerText(), 'string · key', 'key columns are marked');
+    const names = await grid.locator('.row.head .cell:not(.gutter) .name').allInnerTexts();
+    assert.equal(names[0], 'key.id', 'key columns first');
+    assert.deepEqual(names.slice(-2), ['meta.action', 'meta.ts'], 'meta columns last');
+    const cutIds = await grid.locator('.body .row:not([hidden]):not(.loading)').evaluateAll(
+      (shown, column) => shown.filter((row) => row.children[column + 1].scrollWidth > row.children[column + 1].clientWidth).length,
+      id,
+    );
+    assert.equal(cutIds, 0, 'the column is as wide as its ids: none is cut');
+    const status = await columnIndex(grid, 'value.http_status');
+    const align = await grid.locator('.body .row').nth(0).locator('.cell').nth(status + 1).evaluate((cell) => getComputedStyle(cell).textAlign);
+    assert.equal(align, 'right', 'numbers are right-aligned');
     await restPointer(page);
     await screenshot(page, 'preview-ui-1-grid');
   });

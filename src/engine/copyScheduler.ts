@@ -1,0 +1,136 @@
+// The background copy of each open result into its table (resultStore.ts), file by file in the
+// files' order, so a row's rowid is its place in the result. The copy of a file gives way to
+// any request that reads files (it is interrupted, and done again once no such request came for
+// COPY_RESUMES_AFTER_MS), so such a request has the cores and the memory to itself.
+
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { performance } from 'node:perf_hooks';
+import { toEngineError } from './engineErrors';
+import { cancelledError, type Work } from './engineWork';
+import type { DamageChecks } from './damageChecks';
+import { allFiles, type OpenResult } from './openResult';
+
+/** How often a wait for the copy reports the rows copied and looks for a cancel. */
+export const PROGRESS_MS = 250;
+/**
+ * A copy that gave way resumes once no request has read results' files for this long, so a
+ * burst of requests (far pages asked one after the other) has the cores to itself throughout.
+ */
+const COPY_RESUMES_AFTER_MS = 500;
+
+export class CopyScheduler {
+  /** requests reading results' files now: copies wait for them, so they have the cores and memory */
+  private fileReaders = 0;
+  private readonly fileReadersDone: (() => void)[] = [];
+  /** runs out COPY_RESUMES_AFTER_MS after the last request reading files ended */
+  private copiesWait?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: DuckDBInstance,
+    private readonly checks: DamageChecks,
+    private readonly log: (message: string) => void,
+    /** the results open now, whose copies give way */
+    private readonly openResults: () => Iterable<OpenResult>,
+  ) {}
+
+  /**
+   * Runs `task`, a request that reads results' files: the copy of a file under way gives way
+   * (it is interrupted, and done again once no request reads files).
+   */
+  async readingFiles<T>(task: () => Promise<T>): Promise<T> {
+    this.fileReaders++;
+    for (const result of this.openResults()) {
+      if (!result.copyingFile || !result.converting) continue;
+      result.gaveWay = true;
+      result.converting.interrupt();
+    }
+    try {
+      return await task();
+    } finally {
+      if (--this.fileReaders === 0) this.resumeCopiesLater();
+    }
+  }
+
+  /**
+   * Waits until the result's copy is complete (or stopped: closed, damaged or failed), and
+   * reports the rows copied as `progress`. Cancellable; fails with the damage when the copy
+   * stopped at a damaged file.
+   */
+  async untilCopied(work: Work, result: OpenResult, progress?: (rows: number) => void): Promise<void> {
+    if (result.store.complete) return;
+    let poll: NodeJS.Timeout | undefined;
+    const cancelled = new Promise<void>((resolve) => {
+      poll = setInterval(() => {
+        if (work.cancelled) resolve();
+        else progress?.(result.store.convertedRows);
+      }, PROGRESS_MS);
+    });
+    try {
+      await Promise.race([result.conversion, cancelled]);
+    } finally {
+      clearInterval(poll);
+    }
+    if (work.cancelled) throw cancelledError();
+    if (result.damage) throw result.damage;
+  }
+
+  /** Copies the result into its table in the background; requests read from it as it fills. */
+  async convert(result: OpenResult): Promise<void> {
+    let conn: DuckDBConnection | undefined;
+    const started = performance.now();
+    try {
+      conn = await this.db.connect();
+      result.converting = conn;
+      if (result.closed) return;
+      // the files copied are read to their end alongside, on another core: DuckDB would copy a
+      // file cut short as a shorter one, and one cut mid-line fails as a malformed row (a
+      // damaged file found is the result's damage: the copy stops there)
+      const checks = { get cancelled() { return result.closed; } };
+      const checked = <T>(files: number[], copy: () => Promise<T>): Promise<T> => this.checks.checkingEnds(result, files, checks, copy);
+      await result.store.convert(conn, result.view, result.perFile, {
+        turn: () => Promise.race([this.filesFree(), new Promise<void>((resolve) => (result.closing = resolve))]),
+        copying: async (copy) => {
+          result.copyingFile = true;
+          result.gaveWay = false;
+          try {
+            return await checked([result.store.convertedFiles], copy);
+          } finally {
+            result.copyingFile = false;
+          }
+        },
+        gaveWay: () => result.gaveWay,
+        stopped: () => result.closed || result.damage !== undefined,
+        // every file at once (a result without a schema)
+        copyingAll: (copy) => checked(allFiles(result), copy),
+      });
+      if (result.store.complete) this.log(`result ${result.id}: ${result.store.convertedRows} rows copied in ${Math.round(performance.now() - started)} ms`);
+    } catch (err) {
+      result.copyFailure = toEngineError(err);
+      if (!result.closed) this.log(`result ${result.id} stays read from its files beyond row ${result.store.convertedRows}: ${result.copyFailure.message}`);
+    } finally {
+      result.converting = undefined;
+      conn?.closeSync();
+    }
+  }
+
+  /** Stops the result's copy (it is being closed) and waits until it has. */
+  async stop(result: OpenResult): Promise<void> {
+    result.converting?.interrupt();
+    result.closing?.();
+    await result.conversion;
+  }
+
+  private resumeCopiesLater(): void {
+    clearTimeout(this.copiesWait);
+    this.copiesWait = setTimeout(() => {
+      this.copiesWait = undefined;
+      if (this.fileReaders === 0) for (const done of this.fileReadersDone.splice(0)) done();
+    }, COPY_RESUMES_AFTER_MS);
+    this.copiesWait.unref();
+  }
+
+  /** Resolves once no request has read results' files for COPY_RESUMES_AFTER_MS. */
+  private filesFree(): Promise<void> {
+    return this.fileReaders === 0 && !this.copiesWait ? Promise.resolve() : new Promise((resolve) => this.fileReadersDone.push(resolve));
+  }
+}
