@@ -11,7 +11,7 @@ import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
 import { toErrorKind } from '../../sync/syncHostClient';
 import type { SyncProgress, TableSyncReport } from '../../sync/syncReport';
-import { optionalBoolean, registerJobCommand } from '../commands/jobCommandSupport';
+import { optionalBoolean, registerJobCommand } from '../ui/commands';
 import type { ClientPool } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';

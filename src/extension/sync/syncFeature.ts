@@ -16,7 +16,7 @@ import type { SampleEmulatorHost } from '../connections/sampleEmulatorHost';
 import type { ExplorerTreeProvider } from '../explorer/explorerTreeProvider';
 import { findConnection } from '../jobs/jobServices';
 import { readRateLimits } from '../jobs/jobSettings';
-import { readProxySettings } from '../proxySettings';
+import { readProxySettings } from '../connections/proxySettings';
 import { registerSyncCommands } from './syncCommands';
 import type { SyncedTablesModel } from './syncedTablesModel';
 import { SyncService } from './syncService';

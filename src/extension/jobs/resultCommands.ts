@@ -12,12 +12,13 @@ import { tableName, type JobEntry } from '../../jobs/jobEntry';
 import { downloadLink } from '../../jobs/linkDownload';
 import { readResultText } from '../../jobs/resultText';
 import { formatBytes } from '../../core/byteSize';
-import type { JobsViewNode } from '../jobs/jobsNodes';
-import type { JobServices } from '../jobs/jobServices';
-import { readDownloadSettings } from '../jobs/jobSettings';
+import type { JobsViewNode } from './jobsNodes';
+import type { JobServices } from './jobServices';
+import { readDownloadSettings } from './jobSettings';
 import { revealFile } from '../ui/revealFile';
-import { resultDocumentUri } from '../jobs/resultDocuments';
-import { jobFromArgs, jobFromNode, registerJobCommand } from './jobCommandSupport';
+import { resultDocumentUri } from './resultDocuments';
+import { registerJobCommand } from '../ui/commands';
+import { jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 export interface ResultCommandDeps {
   createDispatcher(): Dispatcher;

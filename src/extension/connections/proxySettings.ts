@@ -2,7 +2,7 @@
 // proxy a bundled undici, so the extension passes them on itself.
 
 import * as vscode from 'vscode';
-import type { ProxyOptions } from '../client/types';
+import type { ProxyOptions } from '../../client/types';
 
 export function readProxySettings(): ProxyOptions {
   const http = vscode.workspace.getConfiguration('http');

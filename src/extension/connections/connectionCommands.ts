@@ -13,7 +13,7 @@ import { DqError, isCancelled, isDqError } from '../../client/errors';
 import type { Credentials } from '../../client/types';
 import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
-import type { ClientPool } from '../connections/clientPool';
+import type { ClientPool } from './clientPool';
 import {
   checkBaseUrl,
   DEFAULT_DATA_PREFIX,
@@ -24,9 +24,9 @@ import {
   uniqueName,
   type Connection,
   type RemoteConnection,
-} from '../connections/connectionConfig';
-import { serviceAddress } from '../connections/credentialBinding';
-import type { ConnectionStore } from '../connections/connectionStore';
+} from './connectionConfig';
+import { serviceAddress } from './credentialBinding';
+import type { ConnectionStore } from './connectionStore';
 import type { ExplorerNode } from '../explorer/explorerNodes';
 
 /** The argument object of `dataQuery.addConnection`. */

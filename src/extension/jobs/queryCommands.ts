@@ -9,12 +9,13 @@ import { dataPoint, tableName, type JobEntry, type QueryParams } from '../../job
 import { parseQueryArgs } from '../../jobs/queryArgs';
 import { formatPoint, queueText } from '../../jobs/statusTexts';
 import type { TableNode } from '../explorer/explorerNodes';
-import { followInNotification, type RecoveryActions } from '../jobs/jobProgress';
-import { findConnection, type JobServices } from '../jobs/jobServices';
-import { readQuerySettings } from '../jobs/jobSettings';
+import { followInNotification, type RecoveryActions } from './jobProgress';
+import { findConnection, type JobServices } from './jobServices';
+import { readQuerySettings } from './jobSettings';
 import { runPickSteps, type PickItem, type PickStep } from '../ui/multiStepPick';
 import type { ErrorAction } from '../ui/presentError';
-import { commandResult, jobFromArgs, jobFromNode, optionalBoolean, registerJobCommand } from './jobCommandSupport';
+import { optionalBoolean, registerJobCommand } from '../ui/commands';
+import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 interface QueryDraft {
   connection?: string;

@@ -4,9 +4,10 @@
 import * as vscode from 'vscode';
 import { DqError } from '../../client/errors';
 import { tableName } from '../../jobs/jobEntry';
-import { followInNotification } from '../jobs/jobProgress';
-import type { JobServices } from '../jobs/jobServices';
-import { commandResult, jobFromArgs, jobFromNode, optionalBoolean, registerJobCommand } from './jobCommandSupport';
+import { followInNotification } from './jobProgress';
+import type { JobServices } from './jobServices';
+import { optionalBoolean, registerJobCommand } from '../ui/commands';
+import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 const REMOVE = 'Remove';
 const REMOVE_FILES = 'Remove and Delete Files';
