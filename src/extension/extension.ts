@@ -21,7 +21,7 @@ import type { JobsViewNode } from './jobs/jobsNodes';
 import { readRateLimits } from './jobs/jobSettings';
 import { ExplorerTreeProvider } from './explorer/explorerTreeProvider';
 import { SchemaReader } from './explorer/schemaReader';
-import { outputChannelLogger } from './ui/outputChannelLogger';
+import { outputChannelLogger, registerShowLog } from './ui/outputChannelLogger';
 import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
 import { registerPreview } from './preview/previewCommands';
 import { prepareDownloads } from './preview/prepareDownloads';
@@ -30,6 +30,8 @@ import { registerSchemaFeature, type SchemaPages } from './schema/schemaFeature'
 import { syncedTableMarks } from './sync/syncedTableMarks';
 import { SyncedTablesModel } from './sync/syncedTablesModel';
 import { registerSyncFeature } from './sync/syncFeature';
+import { Views } from './ui/ids';
+import { setting } from './ui/vscodeSettings';
 
 /** What activate() returns: the explorer and its view, so tests can read the tree as a user sees it. */
 export interface DataQueryExtensionApi {
@@ -69,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   const syncedTables = new SyncedTablesModel(context.globalState, systemClock);
   const schemas = new SchemaReader(new SchemaCache(context.globalState, systemClock), pool, systemClock);
   const explorer = new ExplorerTreeProvider(store, pool, logger, schemas, systemClock, syncedTableMarks(syncedTables));
-  const explorerView = vscode.window.createTreeView('dataQuery.explorer', { treeDataProvider: explorer, showCollapseAll: true });
+  const explorerView = vscode.window.createTreeView(Views.explorer, { treeDataProvider: explorer, showCollapseAll: true });
 
   const onSettingsChanged = (): void => explorer.connectionsChanged(pool.retain(store.list()));
   context.subscriptions.push(
@@ -87,7 +89,8 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
       if (e.affectsConfiguration('http') || e.affectsConfiguration('dataQuery.rateLimits')) onSettingsChanged();
     }),
     ...registerConnectionCommands(store, pool, logger, (connection) => explorer.reveal(explorerView, connection)),
-    ...registerExplorerCommands(explorer, channel),
+    ...registerExplorerCommands(explorer),
+    registerShowLog(channel),
   );
   const jobs = registerJobsFeature(context, { store, pool, schemas, logger, userAgent, createDispatcher: () => createDispatcher(readProxySettings()) });
   const schemaFeature = registerSchemaFeature({ explorer, view: explorerView, store, pool, logger, jobs: jobs.model, extensionUri: context.extensionUri, clock: systemClock });
@@ -109,7 +112,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
       onDidChange: jobs.model.onDidChange,
       jobs: downloaded,
       engine,
-      enabled: () => vscode.workspace.getConfiguration('dataQuery.preview').get<boolean>('prepareAfterDownload', true),
+      enabled: () => setting('dataQuery.preview.prepareAfterDownload'),
       logger,
     }),
   );
@@ -128,11 +131,10 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
 
 /** The engine's memory limit (at least 64 MiB) and its kept copies' budget from the settings. */
 function engineSettings(): { memoryLimitMb: number; keptCopiesMb: number } {
-  const settings = vscode.workspace.getConfiguration('dataQuery.preview');
-  const whole = (value: number | undefined, fallback: number, least: number): number => (Number.isFinite(value) ? Math.max(least, Math.floor(value!)) : fallback);
+  const whole = (value: number, fallback: number, least: number): number => (Number.isFinite(value) ? Math.max(least, Math.floor(value)) : fallback);
   return {
-    memoryLimitMb: whole(settings.get<number>('memoryLimitMb'), DEFAULT_MEMORY_LIMIT_MB, 64),
-    keptCopiesMb: whole(settings.get<number>('keptCopiesMb'), DEFAULT_KEPT_COPIES_MB, 0),
+    memoryLimitMb: whole(setting('dataQuery.preview.memoryLimitMb'), DEFAULT_MEMORY_LIMIT_MB, 64),
+    keptCopiesMb: whole(setting('dataQuery.preview.keptCopiesMb'), DEFAULT_KEPT_COPIES_MB, 0),
   };
 }
 

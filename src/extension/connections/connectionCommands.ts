@@ -26,8 +26,9 @@ import {
   type RemoteConnection,
 } from './connectionConfig';
 import { serviceAddress } from './credentialBinding';
-import type { ConnectionStore } from './connectionStore';
+import { CONNECTIONS_SETTING, type ConnectionStore } from './connectionStore';
 import type { ExplorerNode } from '../explorer/explorerNodes';
+import { Commands, EditorCommands } from '../ui/ids';
 
 /** The argument object of `dataQuery.addConnection`. */
 export interface AddConnectionArgs {
@@ -57,15 +58,15 @@ export function registerConnectionCommands(
   reveal: RevealConnection,
 ): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('dataQuery.addConnection', (args?: unknown) =>
+    vscode.commands.registerCommand(Commands.addConnection, (args?: unknown) =>
       args === undefined ? addConnection(store, pool, logger, reveal) : addConnectionFrom(args, store, pool, logger),
     ),
-    vscode.commands.registerCommand('dataQuery.trySampleData', () => trySampleData(store, reveal)),
-    vscode.commands.registerCommand('dataQuery.setCredentials', (arg?: unknown) =>
+    vscode.commands.registerCommand(Commands.trySampleData, () => trySampleData(store, reveal)),
+    vscode.commands.registerCommand(Commands.setCredentials, (arg?: unknown) =>
       isArgumentObject(arg) ? setCredentialsFrom(arg, store, pool, logger) : setCredentials(store, pool, logger, arg as ExplorerNode | undefined),
     ),
-    vscode.commands.registerCommand('dataQuery.editConnection', (arg?: unknown) => editConnection(store, arg)),
-    vscode.commands.registerCommand('dataQuery.removeConnection', (node?: ExplorerNode) => removeConnection(store, node)),
+    vscode.commands.registerCommand(Commands.editConnection, (arg?: unknown) => editConnection(store, arg)),
+    vscode.commands.registerCommand(Commands.removeConnection, (node?: ExplorerNode) => removeConnection(store, node)),
   ];
 }
 
@@ -321,7 +322,7 @@ async function pickRemoteConnection(store: ConnectionStore, node: ExplorerNode |
   if (remote.length === 0) {
     const add = 'Add Connection';
     const choice = await vscode.window.showInformationMessage('There is no connection to a service yet; "Sample data" needs no credentials.', add);
-    if (choice === add) await vscode.commands.executeCommand('dataQuery.addConnection');
+    if (choice === add) await vscode.commands.executeCommand(Commands.addConnection);
     return undefined;
   }
   const name = await vscode.window.showQuickPick(remote.map((c) => c.name), { title });
@@ -426,7 +427,7 @@ async function editConnection(store: ConnectionStore, arg?: unknown): Promise<vo
     name = names.length === 0 ? undefined : await vscode.window.showQuickPick(names, { title: 'Edit Connection in Settings' });
     if (names.length > 0 && name === undefined) return;
   }
-  await vscode.commands.executeCommand('workbench.action.openSettingsJson', { revealSetting: { key: 'dataQuery.connections' } });
+  await vscode.commands.executeCommand(EditorCommands.openSettingsJson, { revealSetting: { key: CONNECTIONS_SETTING } });
   const editor = vscode.window.activeTextEditor;
   if (editor && name !== undefined) selectEntry(editor, name);
 }

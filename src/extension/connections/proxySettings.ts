@@ -1,16 +1,15 @@
 // VS Code's proxy settings, for the dispatcher the client uses: the extension host does not
 // proxy a bundled undici, so the extension passes them on itself.
 
-import * as vscode from 'vscode';
 import type { ProxyOptions } from '../../client/types';
+import { setting } from '../ui/vscodeSettings';
 
 export function readProxySettings(): ProxyOptions {
-  const http = vscode.workspace.getConfiguration('http');
-  const url = http.get<string>('proxy')?.trim();
-  const noProxy = http.get<string[]>('noProxy');
+  const url = setting('http.proxy').trim();
+  const noProxy = setting('http.noProxy') as string[];
   return {
     url: url ? url : undefined,
-    noProxy: noProxy && noProxy.length > 0 ? noProxy : undefined,
-    strictSSL: http.get<boolean>('proxyStrictSSL', true),
+    noProxy: noProxy.length > 0 ? noProxy : undefined,
+    strictSSL: setting('http.proxyStrictSSL'),
   };
 }

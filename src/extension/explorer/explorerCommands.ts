@@ -1,12 +1,11 @@
-// Commands of the Explorer view itself: refresh (a node or everything) and show the log.
+// Commands of the Explorer view itself: refresh a node, or everything.
 
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
+import { registerCommand } from '../ui/commands';
+import { Commands } from '../ui/ids';
 import type { ExplorerNode } from './explorerNodes';
-import { REFRESH_COMMAND, type ExplorerTreeProvider } from './explorerTreeProvider';
+import type { ExplorerTreeProvider } from './explorerTreeProvider';
 
-export function registerExplorerCommands(explorer: ExplorerTreeProvider, channel: vscode.LogOutputChannel): vscode.Disposable[] {
-  return [
-    vscode.commands.registerCommand(REFRESH_COMMAND, (node?: ExplorerNode) => explorer.refresh(node)),
-    vscode.commands.registerCommand('dataQuery.showLog', () => channel.show()),
-  ];
+export function registerExplorerCommands(explorer: ExplorerTreeProvider): vscode.Disposable[] {
+  return [registerCommand(Commands.refresh, (node?: ExplorerNode) => explorer.refresh(node))];
 }

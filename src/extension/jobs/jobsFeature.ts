@@ -15,6 +15,7 @@ import { registerJobCommands } from './jobCommands';
 import { registerQueryCommands } from './queryCommands';
 import { registerResultCommands, type ResultCommandDeps } from './resultCommands';
 import { connectionIdentity } from '../connections/connectionConfig';
+import { Views } from '../ui/ids';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
 import type { SchemaReader } from '../explorer/schemaReader';
@@ -62,7 +63,7 @@ export function registerJobsFeature(context: vscode.ExtensionContext, deps: Jobs
   const services: JobServices = { model, runner, sincePoints, store, pool, schemas, logger, clientFor, resultsRoot: root };
 
   const jobsTree = new JobsTreeProvider(model, () => Date.now());
-  const jobsView = vscode.window.createTreeView('dataQuery.jobs', { treeDataProvider: jobsTree });
+  const jobsView = vscode.window.createTreeView(Views.jobs, { treeDataProvider: jobsTree });
   const statusBar = new JobsStatusBar(model, clientFor, () => Date.now());
   const ticker = new JobsTicker(model, systemClock, () => {
     jobsTree.refresh();

@@ -9,6 +9,7 @@ import { jobContextValue } from '../../jobs/jobContextValue';
 import { formatBytes } from '../../core/byteSize';
 import { jobDescription, jobTooltip } from '../../jobs/statusTexts';
 import type { JobFileNode, JobNode } from './jobsNodes';
+import { Commands } from '../ui/ids';
 
 const ICONS: Record<JobState, [string, string?]> = {
   queued: ['watch'],
@@ -41,6 +42,6 @@ export function fileTreeItem(node: JobFileNode, bytes: number): vscode.TreeItem 
   item.description = formatBytes(bytes);
   item.tooltip = node.path;
   item.contextValue = 'dataQuery.jobFile';
-  item.command = { title: 'Open Result', command: 'dataQuery.openResult', arguments: [node] };
+  item.command = { title: 'Open Result', command: Commands.openResult, arguments: [node] };
   return item;
 }

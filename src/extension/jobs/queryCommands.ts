@@ -16,6 +16,7 @@ import { runPickSteps, type PickItem, type PickStep } from '../ui/multiStepPick'
 import type { ErrorAction } from '../ui/presentError';
 import { optionalBoolean, registerJobCommand } from '../ui/commands';
 import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
+import { Commands } from '../ui/ids';
 
 interface QueryDraft {
   connection?: string;
@@ -32,7 +33,7 @@ export function registerQueryCommands(services: JobServices): vscode.Disposable[
     return followInNotification(services, entry, done, recovery(services, start));
   };
   return [
-    registerJobCommand('dataQuery.queryTable', 'Query Table', logger, {
+    registerJobCommand(Commands.queryTable, 'Query Table', logger, {
       fromArgs: async (args) => {
         const { params, download } = parseQueryArgs(args, { format: readQuerySettings().defaultFormat, download: readQuerySettings().downloadAutomatically });
         findConnection(services.store, params.connection);
@@ -43,14 +44,14 @@ export function registerQueryCommands(services: JobServices): vscode.Disposable[
         return params && start(params);
       },
     }),
-    registerJobCommand('dataQuery.queryChangesSince', 'Query Changes Since', logger, {
+    registerJobCommand(Commands.queryChangesSince, 'Query Changes Since', logger, {
       fromArgs: async (args) => commandResult(await services.runner.query(changesSince(jobFromArgs(model, args)), optionalBoolean(args, 'download') ?? readQuerySettings().downloadAutomatically).done),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Query Changes Since', (e) => dataPoint(e) !== undefined);
         return entry && start(changesSince(entry));
       },
     }),
-    registerJobCommand('dataQuery.rerunJob', 'Run Again', logger, {
+    registerJobCommand(Commands.rerunJob, 'Run Again', logger, {
       fromArgs: async (args) => commandResult(await services.runner.query(again(jobFromArgs(model, args)), optionalBoolean(args, 'download') ?? readQuerySettings().downloadAutomatically).done),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Run Again');
@@ -79,12 +80,11 @@ function recovery(services: JobServices, start: (params: QueryParams) => Promise
     if (kind === 'snapshotRequired') {
       const { since: _since, until: _until, ...snapshot } = entry.request;
       actions.push({ title: 'Run Snapshot', run: () => start({ ...again(entry), request: snapshot }) });
-    } else if (kind === 'auth') {
-      actions.push({ title: 'Set Credentials', run: () => vscode.commands.executeCommand('dataQuery.setCredentials') });
-    } else if (kind !== 'usage') {
+    } else if (kind !== 'usage' && kind !== 'auth') {
+      // an auth failure's step, Set Credentials, is the one describeFailure gives every auth failure
       actions.push({ title: 'Run Again', run: () => start(again(entry)) });
     }
-    if (services.model.get(entry.key)) actions.push({ title: 'Show Jobs', run: () => vscode.commands.executeCommand('dataQuery.showJobs') });
+    if (services.model.get(entry.key)) actions.push({ title: 'Show Jobs', run: () => vscode.commands.executeCommand(Commands.showJobs) });
     return actions;
   };
 }

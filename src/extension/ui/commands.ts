@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { DqError } from '../../client/errors';
 import type { Logger } from '../../core/logger';
 import { isRecord } from '../../core/isRecord';
+import type { CommandId } from './ids';
 import { presentError, userError } from './presentError';
 
 export interface CommandHandlers {
@@ -15,9 +16,17 @@ export interface CommandHandlers {
   interactive(node?: unknown): Promise<unknown>;
 }
 
-/** A command that takes an argument object or a tree node (first written for the job commands, hence the name). */
+/** Every command of the extension is registered here, by its id in ids.ts. */
+export function registerCommand(id: CommandId, run: (...args: any[]) => unknown): vscode.Disposable {
+  return vscode.commands.registerCommand(id, run);
+}
+
+/**
+ * A command that takes an argument object or a tree node (first written for the job
+ * commands, hence the name). `id` is one of ids.ts's Commands.
+ */
 export function registerJobCommand(id: string, title: string, logger: Logger, handlers: CommandHandlers): vscode.Disposable {
-  return vscode.commands.registerCommand(id, async (arg?: unknown) => {
+  return registerCommand(id as CommandId, async (arg?: unknown) => {
     if (isRecord(arg) && !isTreeNode(arg)) {
       try {
         return await handlers.fromArgs(arg);
