@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { DataQueryClient } from '../client/dataQueryClient';
 import { createDispatcher } from '../client/dispatcher';
 import { startEmulator } from '../emulator/emulator';
-import { DEFAULT_KEPT_COPIES_MB, DEFAULT_MEMORY_LIMIT_MB, EngineClient } from '../engine/engineClient';
+import { EngineClient } from '../engine/engineClient';
 import { systemClock } from '../core/clock';
 import { SchemaCache } from '../core/schemaCache';
 import type { JobsModel } from '../jobs/jobsModel';
@@ -24,6 +24,7 @@ import { SchemaReader } from './explorer/schemaReader';
 import { outputChannelLogger, registerShowLog } from './ui/outputChannelLogger';
 import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
 import { registerPreview } from './preview/previewCommands';
+import { engineSettings } from './preview/engineSettings';
 import { prepareDownloads } from './preview/prepareDownloads';
 import { readProxySettings } from './connections/proxySettings';
 import { registerSchemaFeature, type SchemaPages } from './schema/schemaFeature';
@@ -127,15 +128,6 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   };
   logger.info(`Data Query Explorer ${version} activated.`);
   return { explorer, explorerView, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages, openResults: () => engine.openResults };
-}
-
-/** The engine's memory limit (at least 64 MiB) and its kept copies' budget from the settings. */
-function engineSettings(): { memoryLimitMb: number; keptCopiesMb: number } {
-  const whole = (value: number, fallback: number, least: number): number => (Number.isFinite(value) ? Math.max(least, Math.floor(value)) : fallback);
-  return {
-    memoryLimitMb: whole(setting('dataQuery.preview.memoryLimitMb'), DEFAULT_MEMORY_LIMIT_MB, 64),
-    keptCopiesMb: whole(setting('dataQuery.preview.keptCopiesMb'), DEFAULT_KEPT_COPIES_MB, 0),
-  };
 }
 
 export async function deactivate(): Promise<void> {
