@@ -8,11 +8,11 @@ import * as vscode from 'vscode';
 import type { Credentials } from '../../client/types';
 import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
+import { inspectSetting, settingAsIs, updateSetting } from '../ui/vscodeSettings';
 import { missingCredentials } from './clientPool';
 import { parseConnections, toSettingEntry, type Connection, type ParsedConnections, type RemoteConnection } from './connectionConfig';
 import { credentialsSavedElsewhere } from './credentialBinding';
 import { CredentialVault, type CredentialsState } from './credentialVault';
-import { inspectSetting, settingAsIs, updateSetting } from '../ui/vscodeSettings';
 
 export const CONNECTIONS_SETTING = 'dataQuery.connections';
 const KEY = CONNECTIONS_SETTING;

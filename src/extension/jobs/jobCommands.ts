@@ -4,10 +4,10 @@
 import * as vscode from 'vscode';
 import { DqError } from '../../client/errors';
 import { tableName } from '../../jobs/jobEntry';
+import { Commands, focusCommand, Views } from '../ui/ids';
 import { followInNotification } from './jobProgress';
 import type { JobServices } from './jobServices';
 import { optionalBoolean, registerCommand, registerJobCommand } from '../ui/commands';
-import { Commands, focusCommand, Views } from '../ui/ids';
 import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 const REMOVE = 'Remove';

@@ -8,9 +8,9 @@ import { tableName, type JobEntry } from '../../jobs/jobEntry';
 import type { QueryResult } from '../../jobs/jobRunner';
 import { stateText } from '../../jobs/statusTexts';
 import { presentError, type ErrorAction } from '../ui/presentError';
+import { Commands } from '../ui/ids';
 import type { JobServices } from './jobServices';
 import { jobNode } from './jobsNodes';
-import { Commands } from '../ui/ids';
 
 /** Next steps offered when a job fails, by the kind of failure. */
 export type RecoveryActions = (entry: JobEntry, kind: string | undefined) => ErrorAction[];

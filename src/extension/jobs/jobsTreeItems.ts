@@ -8,8 +8,8 @@ import { tableName, type JobEntry, type JobState } from '../../jobs/jobEntry';
 import { jobContextValue } from '../../jobs/jobContextValue';
 import { formatBytes } from '../../core/byteSize';
 import { jobDescription, jobTooltip } from '../../jobs/statusTexts';
-import type { JobFileNode, JobNode } from './jobsNodes';
 import { Commands } from '../ui/ids';
+import type { JobFileNode, JobNode } from './jobsNodes';
 
 const ICONS: Record<JobState, [string, string?]> = {
   queued: ['watch'],

@@ -9,6 +9,7 @@ import { dataPoint, tableName, type JobEntry, type QueryParams } from '../../job
 import { parseQueryArgs } from '../../jobs/queryArgs';
 import { formatPoint, queueText } from '../../jobs/statusTexts';
 import type { TableNode } from '../explorer/explorerNodes';
+import { Commands } from '../ui/ids';
 import { followInNotification, type RecoveryActions } from './jobProgress';
 import { findConnection, type JobServices } from './jobServices';
 import { readQuerySettings } from './jobSettings';
@@ -16,7 +17,6 @@ import { runPickSteps, type PickItem, type PickStep } from '../ui/multiStepPick'
 import type { ErrorAction } from '../ui/presentError';
 import { optionalBoolean, registerJobCommand } from '../ui/commands';
 import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
-import { Commands } from '../ui/ids';
 
 interface QueryDraft {
   connection?: string;

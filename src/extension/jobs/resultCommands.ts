@@ -12,6 +12,7 @@ import { tableName, type JobEntry } from '../../jobs/jobEntry';
 import { downloadLink } from '../../jobs/linkDownload';
 import { readResultText } from '../../jobs/resultText';
 import { formatBytes } from '../../core/byteSize';
+import { Commands } from '../ui/ids';
 import type { JobsViewNode } from './jobsNodes';
 import type { JobServices } from './jobServices';
 import { readDownloadSettings } from './jobSettings';
@@ -19,7 +20,6 @@ import { revealFile } from '../ui/revealFile';
 import { resultDocumentUri } from './resultDocuments';
 import { registerJobCommand } from '../ui/commands';
 import { jobFromArgs, jobFromNode } from './jobCommandSupport';
-import { Commands } from '../ui/ids';
 
 export interface ResultCommandDeps {
   createDispatcher(): Dispatcher;

@@ -18,12 +18,12 @@ import type { ConnectionStore } from '../connections/connectionStore';
 import { findConnection } from '../jobs/jobServices';
 import { runPickSteps, type PickItem, type PickStep } from '../ui/multiStepPick';
 import { presentError, type ErrorAction } from '../ui/presentError';
+import { Commands, EditorCommands } from '../ui/ids';
 import type { SyncedTablesModel } from './syncedTablesModel';
 import type { SyncOutcome, SyncRequest, SyncService } from './syncService';
 import type { ConsentAnswer, ConsentProblem, ConsentQuestion, SyncTargetConsent } from './syncTargetConsent';
 import { SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 import { runMessage, summaryText } from './syncTexts';
-import { Commands, EditorCommands } from '../ui/ids';
 
 /** The name the synced database has in the SQL console (`synced.canvas.users`). */
 export const SYNCED_DATABASE_ALIAS = 'synced';

@@ -17,14 +17,14 @@ import type { ExplorerTreeProvider } from '../explorer/explorerTreeProvider';
 import { findConnection } from '../jobs/jobServices';
 import { readRateLimits } from '../jobs/jobSettings';
 import { readProxySettings } from '../connections/proxySettings';
+import { inspectSetting, settingAsIs } from '../ui/vscodeSettings';
+import { parseSyncTarget, SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 import { registerSyncCommands } from './syncCommands';
 import type { SyncedTablesModel } from './syncedTablesModel';
 import { SyncService } from './syncService';
 import { syncServiceConfig, syncSourceOf } from './syncServiceConfig';
 import { settingOrigin, SyncTargetConsent } from './syncTargetConsent';
-import { parseSyncTarget, SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 import { ContextKeys, EditorCommands } from '../ui/ids';
-import { inspectSetting, settingAsIs } from '../ui/vscodeSettings';
 
 export interface SyncFeatureDeps {
   context: vscode.ExtensionContext;
