@@ -6,30 +6,33 @@ import * as vscode from 'vscode';
 import { DataQueryClient } from '../client/dataQueryClient';
 import { createDispatcher } from '../client/dispatcher';
 import { startEmulator } from '../emulator/emulator';
-import { DEFAULT_KEPT_COPIES_MB, DEFAULT_MEMORY_LIMIT_MB, EngineClient } from '../engine/engineClient';
+import { EngineClient } from '../engine/engineClient';
 import { systemClock } from '../core/clock';
 import type { JobsModel } from '../jobs/jobsModel';
 import { ClientPool } from './connections/clientPool';
 import { ConnectionStore } from './connections/connectionStore';
 import { SampleEmulatorHost } from './connections/sampleEmulatorHost';
-import { registerConnectionCommands } from './commands/connectionCommands';
-import { registerExplorerCommands } from './commands/explorerCommands';
+import { registerConnectionCommands } from './connections/connectionCommands';
+import { registerExplorerCommands } from './explorer/explorerCommands';
 import type { ExplorerNode } from './explorer/explorerNodes';
 import { registerJobsFeature } from './jobs/jobsFeature';
 import type { JobsViewNode } from './jobs/jobsNodes';
 import { readRateLimits } from './jobs/jobSettings';
 import { ExplorerTreeProvider } from './explorer/explorerTreeProvider';
-import { outputChannelLogger } from './logging/outputChannelLogger';
+import { outputChannelLogger, registerShowLog } from './ui/outputChannelLogger';
 import { engineFolders } from './preview/engineFolders';
 import { jobDownloads, schemaFromConnections } from './preview/jobDownloads';
 import { registerPreview } from './preview/previewCommands';
+import { engineSettings } from './preview/engineSettings';
 import { prepareDownloads } from './preview/prepareDownloads';
-import { readProxySettings } from './proxySettings';
+import { readProxySettings } from './connections/proxySettings';
 import { registerSchemaFeature, type SchemaPages } from './schema/schemaFeature';
 import { SchemaModel } from './schema/schemaModel';
 import { syncedTableMarks } from './sync/syncedTableMarks';
 import { SyncedTablesModel } from './sync/syncedTablesModel';
 import { registerSyncFeature } from './sync/syncFeature';
+import { Views } from './ui/ids';
+import { setting } from './ui/vscodeSettings';
 
 /** What activate() returns: the explorer and its view, so tests can read the tree as a user sees it. */
 export interface DataQueryExtensionApi {
@@ -71,7 +74,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   const syncedTables = new SyncedTablesModel(context.globalState, systemClock);
   const schemas = new SchemaModel(context.globalState, pool, systemClock);
   const explorer = new ExplorerTreeProvider(store, pool, logger, schemas, systemClock, syncedTableMarks(syncedTables));
-  const explorerView = vscode.window.createTreeView('dataQuery.explorer', { treeDataProvider: explorer, showCollapseAll: true });
+  const explorerView = vscode.window.createTreeView(Views.explorer, { treeDataProvider: explorer, showCollapseAll: true });
 
   const onSettingsChanged = (): void => explorer.connectionsChanged(pool.retain(store.list()));
   context.subscriptions.push(
@@ -90,7 +93,8 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
       if (e.affectsConfiguration('http') || e.affectsConfiguration('dataQuery.rateLimits')) onSettingsChanged();
     }),
     ...registerConnectionCommands(store, pool, logger, (connection) => explorer.reveal(explorerView, connection)),
-    ...registerExplorerCommands(explorer, channel),
+    ...registerExplorerCommands(explorer),
+    registerShowLog(channel),
   );
   const jobs = registerJobsFeature(context, { store, pool, schemas, logger, userAgent, createDispatcher: () => createDispatcher(readProxySettings()) });
   const schemaFeature = registerSchemaFeature({ schemas, explorer, view: explorerView, store, pool, logger, jobs: jobs.model, extensionUri: context.extensionUri, clock: systemClock });
@@ -113,7 +117,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
       onDidChange: jobs.model.onDidChange,
       jobs: downloaded,
       engine,
-      enabled: () => vscode.workspace.getConfiguration('dataQuery.preview').get<boolean>('prepareAfterDownload', true),
+      enabled: () => setting('dataQuery.preview.prepareAfterDownload'),
       logger,
     }),
   );
@@ -128,16 +132,6 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
   };
   logger.info(`Data Query Explorer ${version} activated.`);
   return { explorer, explorerView, schemas, jobs: jobs.model, jobsView: jobs.jobsView, syncedTables, schemaPages: schemaFeature.pages, openResults: () => engine.openResults };
-}
-
-/** The engine's memory limit (at least 64 MiB) and its kept copies' budget from the settings. */
-function engineSettings(): { memoryLimitMb: number; keptCopiesMb: number } {
-  const settings = vscode.workspace.getConfiguration('dataQuery.preview');
-  const whole = (value: number | undefined, fallback: number, least: number): number => (Number.isFinite(value) ? Math.max(least, Math.floor(value!)) : fallback);
-  return {
-    memoryLimitMb: whole(settings.get<number>('memoryLimitMb'), DEFAULT_MEMORY_LIMIT_MB, 64),
-    keptCopiesMb: whole(settings.get<number>('keptCopiesMb'), DEFAULT_KEPT_COPIES_MB, 0),
-  };
 }
 
 export async function deactivate(): Promise<void> {

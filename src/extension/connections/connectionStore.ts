@@ -8,13 +8,14 @@ import * as vscode from 'vscode';
 import type { Credentials } from '../../client/types';
 import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
+import { inspectSetting, settingAsIs, updateSetting } from '../ui/vscodeSettings';
 import { missingCredentials } from './clientPool';
 import { parseConnections, toSettingEntry, type Connection, type ParsedConnections, type RemoteConnection } from './connectionConfig';
 import { credentialsSavedElsewhere } from './credentialBinding';
 import { CredentialVault, type CredentialsState } from './credentialVault';
 
-const SECTION = 'dataQuery';
-const KEY = 'connections';
+export const CONNECTIONS_SETTING = 'dataQuery.connections';
+const KEY = CONNECTIONS_SETTING;
 
 export class ConnectionStore implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -34,7 +35,7 @@ export class ConnectionStore implements vscode.Disposable {
     this.vault = new CredentialVault(secrets, globalState, logger);
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SECTION}.${KEY}`)) this.changed.fire();
+        if (e.affectsConfiguration(KEY)) this.changed.fire();
       }),
     );
     // Secrets of entries gone from the settings go when the extension starts, not on every
@@ -44,7 +45,7 @@ export class ConnectionStore implements vscode.Disposable {
   }
 
   read(): ParsedConnections {
-    return parseConnections(vscode.workspace.getConfiguration(SECTION).get<unknown>(KEY));
+    return parseConnections(settingAsIs(KEY));
   }
 
   list(): Connection[] {
@@ -54,10 +55,10 @@ export class ConnectionStore implements vscode.Disposable {
   /** Saves credentials first, then the setting, so a listed connection always has them. */
   async add(connection: Connection, credentials?: Credentials): Promise<void> {
     const write = async (): Promise<void> => {
-      const raw = vscode.workspace.getConfiguration(SECTION).inspect<unknown[]>(KEY)?.globalValue;
+      const raw = inspectSetting<unknown[]>(KEY)?.globalValue;
       const entries = Array.isArray(raw) ? [...raw] : [];
       entries.push(toSettingEntry(connection));
-      await vscode.workspace.getConfiguration(SECTION).update(KEY, entries, vscode.ConfigurationTarget.Global);
+      await updateSetting(KEY, entries, vscode.ConfigurationTarget.Global);
     };
     if (credentials && connection.kind === 'remote') {
       await this.vault.save(connection, credentials, write);
@@ -69,10 +70,10 @@ export class ConnectionStore implements vscode.Disposable {
   }
 
   async remove(name: string): Promise<void> {
-    const raw = vscode.workspace.getConfiguration(SECTION).inspect<unknown[]>(KEY)?.globalValue;
+    const raw = inspectSetting<unknown[]>(KEY)?.globalValue;
     const entries = Array.isArray(raw) ? raw : [];
     const kept = entries.filter((e) => !(typeof e === 'object' && e !== null && (e as { name?: unknown }).name === name));
-    await vscode.workspace.getConfiguration(SECTION).update(KEY, kept, vscode.ConfigurationTarget.Global);
+    await updateSetting(KEY, kept, vscode.ConfigurationTarget.Global);
     await this.vault.delete(name);
     this.logger.info(`Removed connection "${name}" and its stored credentials.`);
   }
@@ -120,7 +121,7 @@ export class ConnectionStore implements vscode.Disposable {
   /** Deletes credentials whose connection left the settings (an entry skipped for a mistake still counts as there). */
   private async prune(): Promise<void> {
     const settings = (): { names: Set<string>; connections: RemoteConnection[] } => {
-      const raw = vscode.workspace.getConfiguration(SECTION).get<unknown>(KEY);
+      const raw = settingAsIs(KEY);
       const names = (Array.isArray(raw) ? raw : []).map((entry) => (isRecord(entry) && typeof entry.name === 'string' ? entry.name.trim() : ''));
       return {
         names: new Set(names.filter((name) => name !== '')),

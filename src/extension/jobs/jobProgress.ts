@@ -8,6 +8,7 @@ import { tableName, type JobEntry } from '../../jobs/jobEntry';
 import type { QueryResult } from '../../jobs/jobRunner';
 import { stateText } from '../../jobs/statusTexts';
 import { presentError, type ErrorAction } from '../ui/presentError';
+import { Commands } from '../ui/ids';
 import type { JobServices } from './jobServices';
 import { jobNode } from './jobsNodes';
 
@@ -50,12 +51,12 @@ async function announce(title: string, result: QueryResult): Promise<void> {
   const node = jobNode(result.entry.key);
   if (result.files.length === 0) {
     const choice = await vscode.window.showInformationMessage(`${title}: the job is complete.`, 'Download');
-    if (choice) await vscode.commands.executeCommand('dataQuery.downloadJob', node);
+    if (choice) await vscode.commands.executeCommand(Commands.downloadJob, node);
     return;
   }
   const files = result.files.length === 1 ? '1 file' : `${result.files.length} files`;
   const choice = await vscode.window.showInformationMessage(`${title}: ${files} downloaded.`, 'Open', 'Preview', 'Reveal');
-  if (choice === 'Open') await vscode.commands.executeCommand('dataQuery.openResult', { path: result.files[0].path });
-  if (choice === 'Preview') await vscode.commands.executeCommand('dataQuery.previewResult', node);
-  if (choice === 'Reveal') await vscode.commands.executeCommand('dataQuery.revealResults', node);
+  if (choice === 'Open') await vscode.commands.executeCommand(Commands.openResult, { path: result.files[0].path });
+  if (choice === 'Preview') await vscode.commands.executeCommand(Commands.previewResult, node);
+  if (choice === 'Reveal') await vscode.commands.executeCommand(Commands.revealResults, node);
 }

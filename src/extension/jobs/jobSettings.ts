@@ -9,44 +9,41 @@ import * as vscode from 'vscode';
 import { FORMATS, OPERATIONS, type Format, type Operation } from '../../core/contract';
 import type { DownloadSettings } from '../../jobs/jobRunner';
 import { ensureResultsRoot, resultsRootOf } from '../../jobs/resultsLayout';
+import { setting } from '../ui/vscodeSettings';
 
 export interface QuerySettings {
   defaultFormat: Format;
   downloadAutomatically: boolean;
 }
 
-function config(): vscode.WorkspaceConfiguration {
-  return vscode.workspace.getConfiguration('dataQuery');
-}
-
 export function readDownloadSettings(): DownloadSettings {
-  const concurrency = config().get<number>('download.concurrency', 4);
+  const concurrency = setting('dataQuery.download.concurrency');
   return {
-    decompress: config().get<boolean>('download.decompress', false),
+    decompress: setting('dataQuery.download.decompress'),
     concurrency: Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 32 ? concurrency : 4,
-    sha256: config().get<boolean>('download.sha256', false),
+    sha256: setting('dataQuery.download.sha256'),
   };
 }
 
 export function readQuerySettings(): QuerySettings {
-  const format = config().get<string>('query.defaultFormat', 'jsonl');
+  const format = setting('dataQuery.query.defaultFormat');
   return {
     defaultFormat: (FORMATS as readonly string[]).includes(format) ? (format as Format) : 'jsonl',
-    downloadAutomatically: config().get<boolean>('query.downloadAutomatically', true),
+    downloadAutomatically: setting('dataQuery.query.downloadAutomatically'),
   };
 }
 
 export function readKeepFinishedDays(): number {
-  const days = config().get<number>('jobs.keepFinishedDays', 7);
-  return typeof days === 'number' && days > 0 ? days : 7;
+  const days = setting('dataQuery.jobs.keepFinishedDays');
+  return days > 0 ? days : 7;
 }
 
 /** Per-operation calls a minute, for customers with arranged higher limits. */
 export function readRateLimits(): Partial<Record<Operation, number>> {
-  const raw = config().get<Record<string, unknown>>('rateLimits', {});
+  const raw = setting('dataQuery.rateLimits');
   const limits: Partial<Record<Operation, number>> = {};
   for (const op of OPERATIONS) {
-    const value = raw?.[op];
+    const value = raw[op];
     if (typeof value === 'number' && Number.isInteger(value) && value >= 1) limits[op] = value;
   }
   return limits;
@@ -58,10 +55,10 @@ export function readRateLimits(): Partial<Record<Operation, number>> {
  * With `create: false`, only where it is, left as it is on disk.
  */
 export async function resultsRoot(globalStorage: vscode.Uri, options: { create?: boolean } = {}): Promise<string> {
-  const configured = config().get<unknown>('download.folder', '');
+  const configured = setting('dataQuery.download.folder');
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
   const { root, ignoreInGit } = resultsRootOf({
-    setting: typeof configured === 'string' ? configured : '',
+    setting: configured,
     workspaceFolder: workspace?.scheme === 'file' ? workspace.fsPath : undefined,
     globalStorage: globalStorage.fsPath,
     home: os.homedir(),

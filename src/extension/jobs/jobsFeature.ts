@@ -11,9 +11,10 @@ import { JobStore } from '../../jobs/jobStore';
 import { JobsModel } from '../../jobs/jobsModel';
 import { JobsTicker } from '../../jobs/jobsTicker';
 import { SincePointStore } from '../../jobs/sincePoints';
-import { registerJobCommands } from '../commands/jobCommands';
-import { registerQueryCommands } from '../commands/queryCommands';
-import { registerResultCommands, type ResultCommandDeps } from '../commands/resultCommands';
+import { Views } from '../ui/ids';
+import { registerJobCommands } from './jobCommands';
+import { registerQueryCommands } from './queryCommands';
+import { registerResultCommands, type ResultCommandDeps } from './resultCommands';
 import { connectionIdentity } from '../connections/connectionConfig';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
@@ -62,7 +63,7 @@ export function registerJobsFeature(context: vscode.ExtensionContext, deps: Jobs
   const services: JobServices = { model, runner, sincePoints, store, pool, schemas, logger, clientFor, resultsRoot: root };
 
   const jobsTree = new JobsTreeProvider(model, () => Date.now());
-  const jobsView = vscode.window.createTreeView('dataQuery.jobs', { treeDataProvider: jobsTree });
+  const jobsView = vscode.window.createTreeView(Views.jobs, { treeDataProvider: jobsTree });
   const statusBar = new JobsStatusBar(model, clientFor, () => Date.now());
   const ticker = new JobsTicker(model, systemClock, () => {
     jobsTree.refresh();

@@ -8,11 +8,12 @@ import { isActive, type JobEntry } from '../../jobs/jobEntry';
 import type { JobClient } from '../../jobs/jobRunner';
 import type { JobsModel } from '../../jobs/jobsModel';
 import { statusBarTooltip, statusBarView, type ConnectionBudgets } from '../../jobs/statusTexts';
+import { Commands, ViewTypes } from '../ui/ids';
 
 const LAST_RESULT_MS = 5_000;
 
 export class JobsStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('dataQuery.status', vscode.StatusBarAlignment.Left, 10);
+  private readonly item = vscode.window.createStatusBarItem(ViewTypes.statusBar, vscode.StatusBarAlignment.Left, 10);
   private readonly wasActive = new Set<string>();
   private lastResult: JobEntry | undefined;
   private lastTimer: NodeJS.Timeout | undefined;
@@ -24,7 +25,7 @@ export class JobsStatusBar implements vscode.Disposable {
     private readonly now: () => number,
   ) {
     this.item.name = 'Data Query';
-    this.item.command = 'dataQuery.showJobs';
+    this.item.command = Commands.showJobs;
     for (const e of model.active()) this.wasActive.add(e.key);
     this.subscription = model.onDidChange(() => this.onModelChange());
     this.render();

@@ -8,6 +8,7 @@ import { tableName, type JobEntry, type JobState } from '../../jobs/jobEntry';
 import { jobContextValue } from '../../jobs/jobContextValue';
 import { formatBytes } from '../../core/byteSize';
 import { jobDescription, jobTooltip } from '../../jobs/statusTexts';
+import { Commands } from '../ui/ids';
 import type { JobFileNode, JobNode } from './jobsNodes';
 
 const ICONS: Record<JobState, [string, string?]> = {
@@ -41,6 +42,6 @@ export function fileTreeItem(node: JobFileNode, bytes: number): vscode.TreeItem 
   item.description = formatBytes(bytes);
   item.tooltip = node.path;
   item.contextValue = 'dataQuery.jobFile';
-  item.command = { title: 'Open Result', command: 'dataQuery.openResult', arguments: [node] };
+  item.command = { title: 'Open Result', command: Commands.openResult, arguments: [node] };
   return item;
 }

@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { webviewDocument } from '../webviewDocument';
+import { webviewDocument } from '../ui/webviewDocument';
 
 export function webviewRoot(extensionUri: vscode.Uri): vscode.Uri {
   return vscode.Uri.joinPath(extensionUri, 'dist', 'webview');

@@ -11,7 +11,7 @@ import type { Logger } from '../../core/logger';
 import { columnsOf, flatColumnsOf } from '../../core/schema';
 import { createTableScript } from '../../sync/postgresSql';
 import { targetTableOf } from '../../sync/syncColumns';
-import { registerJobCommand } from '../commands/jobCommandSupport';
+import { registerJobCommand } from '../ui/commands';
 import type { ClientPool } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';

@@ -4,7 +4,7 @@
 
 import { columnsOf, columnNotes, type Column } from '../../core/schema';
 import type { SchemaEnvelope } from '../../core/contract';
-import { escapeHtml, webviewDocument } from '../webviewDocument';
+import { escapeHtml, webviewDocument } from '../ui/webviewDocument';
 
 export interface SchemaPageSources {
   /** the webview's CSP source */

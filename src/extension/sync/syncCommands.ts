@@ -11,22 +11,20 @@ import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
 import { toErrorKind } from '../../sync/syncHostClient';
 import type { SyncProgress, TableSyncReport } from '../../sync/syncReport';
-import { optionalBoolean, registerJobCommand } from '../commands/jobCommandSupport';
+import { optionalBoolean, registerJobCommand } from '../ui/commands';
 import type { ClientPool } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';
 import { findConnection } from '../jobs/jobServices';
 import { runPickSteps, type PickItem, type PickStep } from '../ui/multiStepPick';
 import { presentError, type ErrorAction } from '../ui/presentError';
+import { Commands, EditorCommands } from '../ui/ids';
 import type { SyncedTablesModel } from './syncedTablesModel';
 import type { SyncOutcome, SyncRequest, SyncService } from './syncService';
 import type { ConsentAnswer, ConsentProblem, ConsentQuestion, SyncTargetConsent } from './syncTargetConsent';
 import { SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 import { runMessage, summaryText } from './syncTexts';
 
-export const SYNC_TABLE_COMMAND = 'dataQuery.syncTable';
-export const SYNC_NAMESPACE_COMMAND = 'dataQuery.syncNamespace';
-export const OPEN_SYNCED_CONSOLE_COMMAND = 'dataQuery.openSyncedSqlConsole';
 /** The name the synced database has in the SQL console (`synced.canvas.users`). */
 export const SYNCED_DATABASE_ALIAS = 'synced';
 
@@ -52,7 +50,7 @@ interface SyncDraft {
 export function registerSyncCommands(deps: SyncCommandDeps): vscode.Disposable[] {
   const { logger } = deps;
   return [
-    registerJobCommand(SYNC_TABLE_COMMAND, 'Sync Table', logger, {
+    registerJobCommand(Commands.syncTable, 'Sync Table', logger, {
       fromArgs: async (args) => {
         const request = await requestFromArgs(deps, args, true);
         return (await deps.service.run(request, { signal: cancellationOf(args) })).reports;
@@ -62,7 +60,7 @@ export function registerSyncCommands(deps: SyncCommandDeps): vscode.Disposable[]
         return draft && syncInteractively(deps, { connection: draft.connection!, namespace: draft.namespace!, tables: [draft.table!], resnapshot: false });
       },
     }),
-    registerJobCommand(SYNC_NAMESPACE_COMMAND, 'Sync Namespace', logger, {
+    registerJobCommand(Commands.syncNamespace, 'Sync Namespace', logger, {
       fromArgs: async (args) => {
         const request = await requestFromArgs(deps, args, false);
         return (await deps.service.run(request, { signal: cancellationOf(args) })).reports;
@@ -72,7 +70,7 @@ export function registerSyncCommands(deps: SyncCommandDeps): vscode.Disposable[]
         return draft && syncInteractively(deps, { connection: draft.connection!, namespace: draft.namespace!, tables: 'all', resnapshot: false });
       },
     }),
-    registerJobCommand(OPEN_SYNCED_CONSOLE_COMMAND, 'Open SQL Console on Synced Database', logger, {
+    registerJobCommand(Commands.openSyncedSqlConsole, 'Open SQL Console on Synced Database', logger, {
       fromArgs: async (args) => openSyncedConsole(deps, typeof args.namespace === 'string' && typeof args.table === 'string' ? { namespace: args.namespace, table: args.table } : undefined),
       interactive: async (node) => {
         const n = isRecord(node) && node.kind === 'table' ? (node as { namespace: string; table: string }) : undefined;
@@ -136,7 +134,7 @@ function announce(deps: SyncCommandDeps, request: SyncRequest, { reports, target
   }
   if (target.kind === 'duckdb' && reports.some((r) => r.outcome === 'synced' || r.outcome === 'unchanged')) {
     const first = reports.find((r) => r.outcome === 'synced' || r.outcome === 'unchanged')!;
-    actions.push({ title: 'Open SQL Console', run: () => vscode.commands.executeCommand(OPEN_SYNCED_CONSOLE_COMMAND, { namespace: first.namespace, table: first.table }) });
+    actions.push({ title: 'Open SQL Console', run: () => vscode.commands.executeCommand(Commands.openSyncedSqlConsole, { namespace: first.namespace, table: first.table }) });
   }
   const failed = reports.find((r) => r.outcome === 'failed');
   if (failed) {
@@ -154,8 +152,8 @@ function askToAllow(question: ConsentQuestion): Thenable<ConsentAnswer> {
 }
 
 function runActions(err: unknown, deps: SyncCommandDeps, request: SyncRequest): ErrorAction[] {
+  // an auth failure's step, Set Credentials, is the one describeFailure gives every auth failure
   if (!isDqError(err)) return [];
-  if (err.kind === 'auth') return [{ title: 'Set Credentials', run: () => vscode.commands.executeCommand('dataQuery.setCredentials') }];
   const actions: ErrorAction[] = [];
   if (err.kind === 'usage' && err.details?.problem === ('targetDeclined' satisfies ConsentProblem)) {
     actions.push({
@@ -167,7 +165,7 @@ function runActions(err: unknown, deps: SyncCommandDeps, request: SyncRequest): 
     });
   }
   if (err.kind === 'usage' && err.message.includes(SYNC_TARGET_SETTING)) {
-    actions.push({ title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', SYNC_TARGET_SETTING) });
+    actions.push({ title: 'Open Settings', run: () => vscode.commands.executeCommand(EditorCommands.openSettings, SYNC_TARGET_SETTING) });
   }
   return actions;
 }
@@ -185,7 +183,7 @@ async function openSyncedConsole(deps: SyncCommandDeps, table?: { namespace: str
   }
   const synced = deps.model.list();
   const example = (table && synced.find((s) => s.namespace === table.namespace && s.table === table.table)) ?? synced[0];
-  const editor = await vscode.commands.executeCommand<vscode.TextEditor>('dataQuery.openSqlConsole', {
+  const editor = await vscode.commands.executeCommand<vscode.TextEditor>(Commands.openSqlConsole, {
     database: { path: target.path, alias: SYNCED_DATABASE_ALIAS },
     label: `the synced database ${target.path}`,
     example: example ? `${sqlName(example.namespace)}.${sqlName(example.table)}` : undefined,

@@ -16,13 +16,15 @@ import type { SampleEmulatorHost } from '../connections/sampleEmulatorHost';
 import type { SchemaModel } from '../schema/schemaModel';
 import { findConnection } from '../jobs/jobServices';
 import { readRateLimits } from '../jobs/jobSettings';
-import { readProxySettings } from '../proxySettings';
+import { readProxySettings } from '../connections/proxySettings';
+import { inspectSetting, settingAsIs } from '../ui/vscodeSettings';
+import { parseSyncTarget, SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 import { registerSyncCommands } from './syncCommands';
 import type { SyncedTablesModel } from './syncedTablesModel';
 import { SyncService } from './syncService';
 import { syncServiceConfig, syncSourceOf } from './syncServiceConfig';
 import { settingOrigin, SyncTargetConsent } from './syncTargetConsent';
-import { parseSyncTarget, SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
+import { ContextKeys, EditorCommands } from '../ui/ids';
 
 export interface SyncFeatureDeps {
   context: vscode.ExtensionContext;
@@ -46,11 +48,11 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
   const { context, model, store, logger } = deps;
   const storage = context.globalStorageUri.fsPath;
   const target = (): SyncTargetChoice =>
-    parseSyncTarget(vscode.workspace.getConfiguration().get<unknown>(SYNC_TARGET_SETTING), {
+    parseSyncTarget(settingAsIs(SYNC_TARGET_SETTING), {
       globalStorage: storage,
       workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? vscode.workspace.workspaceFolders[0].uri.fsPath : undefined,
     });
-  const consent = new SyncTargetConsent(context.globalState, () => settingOrigin(vscode.workspace.getConfiguration().inspect(SYNC_TARGET_SETTING)));
+  const consent = new SyncTargetConsent(context.globalState, () => settingOrigin(inspectSetting(SYNC_TARGET_SETTING)));
   // a table is marked under the connections that reach the service it came from
   model.useSourceOf((name) => {
     const connection = store.list().find((c) => c.name === name);
@@ -97,9 +99,6 @@ export function registerSyncFeature(deps: SyncFeatureDeps): SyncFeature {
   return { service, disposables, stop: () => host.dispose() };
 }
 
-/** Context key of the menus: "Open SQL Console on Synced Database" shows once there is a DuckDB database to open. */
-export const SYNCED_DATABASE_CONTEXT = 'dataQuery.syncedDatabase';
-
 function markSyncedDatabase(target: () => SyncTargetChoice): void {
   let present = false;
   try {
@@ -108,5 +107,6 @@ function markSyncedDatabase(target: () => SyncTargetChoice): void {
   } catch {
     // a setting that cannot be read: the sync commands say why
   }
-  void vscode.commands.executeCommand('setContext', SYNCED_DATABASE_CONTEXT, present);
+  // the menus show "Open SQL Console on Synced Database" once there is a DuckDB database to open
+  void vscode.commands.executeCommand(EditorCommands.setContext, ContextKeys.syncedDatabase, present);
 }

@@ -1,41 +1,48 @@
-// One way to tell the user about a failure: the same sentence (what happened, what to do,
-// the server's uuid) in the log and in a notification with the next steps as buttons.
-// Callers that were given an argument object get it as a rejected Error instead.
+// Tells the user about a failure, in the words describeFailure gives it: the same sentence in
+// the log and in a notification with the next steps as buttons (and Show Log). Callers that
+// were given an argument object get it as a rejected Error instead. The only module that
+// shows an error message.
 
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
-import { failureOf } from '../../jobs/jobEntry';
-import { failureText } from '../../jobs/statusTexts';
-import { isCancellation } from './cancellation';
+import { describeFailure, SHOW_LOG, type FailureAction } from './describeFailure';
 
+/** A step a caller offers with a failure. */
 export interface ErrorAction {
   title: string;
   run(): unknown;
 }
 
-const SHOW_LOG = 'Show Log';
-
 /** `what` names the attempt, e.g. `Query of canvas.users`. Cancellations are only logged. */
 export function presentError(logger: Logger, what: string, err: unknown, actions: readonly ErrorAction[] = []): void {
-  if (isCancellation(err)) {
+  const failure = describeFailure(err, { what, actions });
+  if (failure.cancelled) {
     logger.info(`${what}: cancelled.`);
     return;
   }
-  const text = errorSentence(what, err);
-  logger.error(text);
-  void vscode.window.showErrorMessage(text, ...actions.map((a) => a.title), SHOW_LOG).then((choice) => {
-    if (choice === SHOW_LOG) void vscode.commands.executeCommand('dataQuery.showLog');
-    else actions.find((a) => a.title === choice)?.run();
+  logger.error(failure.label);
+  const offered = [...failure.actions, SHOW_LOG];
+  void vscode.window.showErrorMessage(failure.label, ...offered.map((a) => a.title)).then((choice) => {
+    const chosen = offered.find((a) => a.title === choice);
+    if (chosen) void runAction(chosen);
   });
 }
 
 /** The error a command rejects with when it was driven by an argument object. */
 export function userError(logger: Logger, what: string, err: unknown): Error {
-  const text = errorSentence(what, err);
-  logger.warn(text);
-  return new Error(text);
+  const { label } = describeFailure(err, { what });
+  logger.warn(label);
+  return new Error(label);
 }
 
-function errorSentence(what: string, err: unknown): string {
-  return `${what}: ${failureText(failureOf(err))}`;
+/**
+ * A failure the person can answer on the spot (Edit and Retry): its sentence with only the
+ * caller's choices, resolving with the one picked. The caller has logged it.
+ */
+export function askAboutFailure(err: unknown, ...choices: string[]): Thenable<string | undefined> {
+  return vscode.window.showErrorMessage(describeFailure(err).label, ...choices);
+}
+
+function runAction(action: FailureAction): unknown {
+  return 'run' in action ? action.run() : vscode.commands.executeCommand(action.command, ...(action.arguments ?? []));
 }

@@ -3,15 +3,16 @@
 // manager to open, so there the path is shown, with a button that copies it.
 
 import * as vscode from 'vscode';
+import { EditorCommands } from './ids';
 
 export async function revealFile(target: string): Promise<void> {
   const uri = vscode.Uri.file(target);
   if (vscode.workspace.getWorkspaceFolder(uri)) {
-    await vscode.commands.executeCommand('revealInExplorer', uri);
+    await vscode.commands.executeCommand(EditorCommands.revealInExplorer, uri);
     return;
   }
-  if ((await vscode.commands.getCommands(true)).includes('revealFileInOS')) {
-    await vscode.commands.executeCommand('revealFileInOS', uri);
+  if ((await vscode.commands.getCommands(true)).includes(EditorCommands.revealFileInOS)) {
+    await vscode.commands.executeCommand(EditorCommands.revealFileInOS, uri);
     return;
   }
   const copy = 'Copy Path';

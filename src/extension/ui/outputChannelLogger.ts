@@ -1,8 +1,11 @@
 // Adapts the "Data Query" LogOutputChannel to the Logger interface the client and emulator
-// take. Every line passes through `redact` as a last line of defence against tokens.
+// take. Every line passes through `redact` as a last line of defence against tokens. Show Log
+// opens the channel.
 
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { redact, type Logger } from '../../core/logger';
+import { registerCommand } from './commands';
+import { Commands } from './ids';
 
 export function outputChannelLogger(channel: vscode.LogOutputChannel): Logger {
   return {
@@ -12,4 +15,8 @@ export function outputChannelLogger(channel: vscode.LogOutputChannel): Logger {
     warn: (message) => channel.warn(redact(message)),
     error: (message) => channel.error(redact(message)),
   };
+}
+
+export function registerShowLog(channel: vscode.LogOutputChannel): vscode.Disposable {
+  return registerCommand(Commands.showLog, () => channel.show());
 }

@@ -9,12 +9,14 @@ import { dataPoint, tableName, type JobEntry, type QueryParams } from '../../job
 import { parseQueryArgs } from '../../jobs/queryArgs';
 import { formatPoint, queueText } from '../../jobs/statusTexts';
 import type { TableNode } from '../explorer/explorerNodes';
-import { followInNotification, type RecoveryActions } from '../jobs/jobProgress';
-import { findConnection, type JobServices } from '../jobs/jobServices';
-import { readQuerySettings } from '../jobs/jobSettings';
+import { Commands } from '../ui/ids';
+import { followInNotification, type RecoveryActions } from './jobProgress';
+import { findConnection, type JobServices } from './jobServices';
+import { readQuerySettings } from './jobSettings';
 import { runPickSteps, type PickItem, type PickStep } from '../ui/multiStepPick';
 import type { ErrorAction } from '../ui/presentError';
-import { commandResult, jobFromArgs, jobFromNode, optionalBoolean, registerJobCommand } from './jobCommandSupport';
+import { optionalBoolean, registerJobCommand } from '../ui/commands';
+import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 interface QueryDraft {
   connection?: string;
@@ -31,7 +33,7 @@ export function registerQueryCommands(services: JobServices): vscode.Disposable[
     return followInNotification(services, entry, done, recovery(services, start));
   };
   return [
-    registerJobCommand('dataQuery.queryTable', 'Query Table', logger, {
+    registerJobCommand(Commands.queryTable, 'Query Table', logger, {
       fromArgs: async (args) => {
         const { params, download } = parseQueryArgs(args, { format: readQuerySettings().defaultFormat, download: readQuerySettings().downloadAutomatically });
         findConnection(services.store, params.connection);
@@ -42,14 +44,14 @@ export function registerQueryCommands(services: JobServices): vscode.Disposable[
         return params && start(params);
       },
     }),
-    registerJobCommand('dataQuery.queryChangesSince', 'Query Changes Since', logger, {
+    registerJobCommand(Commands.queryChangesSince, 'Query Changes Since', logger, {
       fromArgs: async (args) => commandResult(await services.runner.query(changesSince(jobFromArgs(model, args)), optionalBoolean(args, 'download') ?? readQuerySettings().downloadAutomatically).done),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Query Changes Since', (e) => dataPoint(e) !== undefined);
         return entry && start(changesSince(entry));
       },
     }),
-    registerJobCommand('dataQuery.rerunJob', 'Run Again', logger, {
+    registerJobCommand(Commands.rerunJob, 'Run Again', logger, {
       fromArgs: async (args) => commandResult(await services.runner.query(again(jobFromArgs(model, args)), optionalBoolean(args, 'download') ?? readQuerySettings().downloadAutomatically).done),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Run Again');
@@ -78,12 +80,11 @@ function recovery(services: JobServices, start: (params: QueryParams) => Promise
     if (kind === 'snapshotRequired') {
       const { since: _since, until: _until, ...snapshot } = entry.request;
       actions.push({ title: 'Run Snapshot', run: () => start({ ...again(entry), request: snapshot }) });
-    } else if (kind === 'auth') {
-      actions.push({ title: 'Set Credentials', run: () => vscode.commands.executeCommand('dataQuery.setCredentials') });
-    } else if (kind !== 'usage') {
+    } else if (kind !== 'usage' && kind !== 'auth') {
+      // an auth failure's step, Set Credentials, is the one describeFailure gives every auth failure
       actions.push({ title: 'Run Again', run: () => start(again(entry)) });
     }
-    if (services.model.get(entry.key)) actions.push({ title: 'Show Jobs', run: () => vscode.commands.executeCommand('dataQuery.showJobs') });
+    if (services.model.get(entry.key)) actions.push({ title: 'Show Jobs', run: () => vscode.commands.executeCommand(Commands.showJobs) });
     return actions;
   };
 }

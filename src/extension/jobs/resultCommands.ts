@@ -12,12 +12,14 @@ import { tableName, type JobEntry } from '../../jobs/jobEntry';
 import { downloadLink } from '../../jobs/linkDownload';
 import { readResultText } from '../../jobs/resultText';
 import { formatBytes } from '../../core/byteSize';
-import type { JobsViewNode } from '../jobs/jobsNodes';
-import type { JobServices } from '../jobs/jobServices';
-import { readDownloadSettings } from '../jobs/jobSettings';
+import { Commands } from '../ui/ids';
+import type { JobsViewNode } from './jobsNodes';
+import type { JobServices } from './jobServices';
+import { readDownloadSettings } from './jobSettings';
 import { revealFile } from '../ui/revealFile';
-import { resultDocumentUri } from '../jobs/resultDocuments';
-import { jobFromArgs, jobFromNode, registerJobCommand } from './jobCommandSupport';
+import { resultDocumentUri } from './resultDocuments';
+import { registerJobCommand } from '../ui/commands';
+import { jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 export interface ResultCommandDeps {
   createDispatcher(): Dispatcher;
@@ -32,21 +34,21 @@ export function registerResultCommands(services: JobServices, deps: ResultComman
     return entry?.files[0]?.path;
   };
   return [
-    registerJobCommand('dataQuery.openResult', 'Open Result', logger, {
+    registerJobCommand(Commands.openResult, 'Open Result', logger, {
       fromArgs: async (args) => openResult(textArg(args, 'path', 'the path of a downloaded result file')),
       interactive: async (node) => {
         const file = await nodeFile(node);
         return file && openResult(file);
       },
     }),
-    registerJobCommand('dataQuery.revealResults', 'Reveal Results', logger, {
+    registerJobCommand(Commands.revealResults, 'Reveal Results', logger, {
       fromArgs: async (args) => ({ folder: await reveal(jobFolderOf(jobFromArgs(model, args))) }),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Reveal Results', (e) => e.files.length > 0);
         return entry && { folder: await reveal(jobFolderOf(entry)) };
       },
     }),
-    registerJobCommand('dataQuery.copyResultLink', 'Copy Result Link', logger, {
+    registerJobCommand(Commands.copyResultLink, 'Copy Result Link', logger, {
       fromArgs: async (args) => {
         const entry = jobFromArgs(model, args);
         const objectId = typeof args.objectId === 'string' ? args.objectId : entry.objects?.[0];
@@ -60,7 +62,7 @@ export function registerResultCommands(services: JobServices, deps: ResultComman
         return objectId && copyLink(services, entry, objectId);
       },
     }),
-    registerJobCommand('dataQuery.openResultLink', 'Open Result From Link', logger, {
+    registerJobCommand(Commands.openResultLink, 'Open Result From Link', logger, {
       fromArgs: async (args) => fromLink(services, deps, textArg(args, 'url', 'a pre-signed download URL')),
       interactive: async () => {
         const url = await vscode.window.showInputBox({

@@ -1,47 +1,13 @@
-// How every job command is driven: with an argument object it asks nothing, resolves with
-// its result or rejects with an Error that says what to do; from the palette or a tree node
-// it asks for what it misses and tells failures through presentError.
+// What the job commands share: the job an argument object or a tree node names (or one
+// picked from the list), and the result a query or download resolves with.
 
 import * as vscode from 'vscode';
 import { DqError } from '../../client/errors';
-import type { Logger } from '../../core/logger';
-import { isRecord } from '../../core/isRecord';
 import { tableName, type JobEntry } from '../../jobs/jobEntry';
 import type { QueryResult } from '../../jobs/jobRunner';
 import type { JobsModel } from '../../jobs/jobsModel';
 import { jobDescription } from '../../jobs/statusTexts';
-import type { JobsViewNode } from '../jobs/jobsNodes';
-import { presentError, userError } from '../ui/presentError';
-
-export interface CommandHandlers {
-  /** driven by an argument object (keybindings, tasks, other extensions, tests) */
-  fromArgs(args: Record<string, unknown>): Promise<unknown>;
-  /** from the palette (no argument) or a tree node */
-  interactive(node?: unknown): Promise<unknown>;
-}
-
-export function registerJobCommand(id: string, title: string, logger: Logger, handlers: CommandHandlers): vscode.Disposable {
-  return vscode.commands.registerCommand(id, async (arg?: unknown) => {
-    if (isRecord(arg) && !isTreeNode(arg)) {
-      try {
-        return await handlers.fromArgs(arg);
-      } catch (err) {
-        throw userError(logger, title, err);
-      }
-    }
-    try {
-      return await handlers.interactive(arg);
-    } catch (err) {
-      presentError(logger, title, err);
-      return undefined;
-    }
-  });
-}
-
-/** Tree nodes of both views carry a `kind` and an `id`; argument objects do not. */
-function isTreeNode(arg: Record<string, unknown>): boolean {
-  return typeof arg.kind === 'string' && typeof arg.id === 'string';
-}
+import type { JobsViewNode } from './jobsNodes';
 
 /** `{connection, jobId}`: the newest job of the list with that id on that connection. */
 export function jobFromArgs(model: JobsModel, args: Record<string, unknown>): JobEntry {
@@ -73,10 +39,4 @@ export async function jobFromNode(model: JobsModel, node: unknown, title: string
 /** What a query or download resolves with for a caller: `{job, files: [{path, bytes, sha256}]}`. */
 export function commandResult(result: Pick<QueryResult, 'job' | 'files'>): unknown {
   return { job: result.job, files: result.files.map((f) => ({ path: f.path, bytes: f.bytes, sha256: f.sha256 })) };
-}
-
-export function optionalBoolean(args: Record<string, unknown>, name: string): boolean | undefined {
-  const value = args[name];
-  if (value === undefined || typeof value === 'boolean') return value;
-  throw new DqError('usage', `"${name}" must be true or false.`);
 }

@@ -4,9 +4,11 @@
 import * as vscode from 'vscode';
 import { DqError } from '../../client/errors';
 import { tableName } from '../../jobs/jobEntry';
-import { followInNotification } from '../jobs/jobProgress';
-import type { JobServices } from '../jobs/jobServices';
-import { commandResult, jobFromArgs, jobFromNode, optionalBoolean, registerJobCommand } from './jobCommandSupport';
+import { Commands, focusCommand, Views } from '../ui/ids';
+import { followInNotification } from './jobProgress';
+import type { JobServices } from './jobServices';
+import { optionalBoolean, registerCommand, registerJobCommand } from '../ui/commands';
+import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 const REMOVE = 'Remove';
 const REMOVE_FILES = 'Remove and Delete Files';
@@ -14,7 +16,7 @@ const REMOVE_FILES = 'Remove and Delete Files';
 export function registerJobCommands(services: JobServices): vscode.Disposable[] {
   const { logger, model, runner } = services;
   return [
-    registerJobCommand('dataQuery.downloadJob', 'Download Results', logger, {
+    registerJobCommand(Commands.downloadJob, 'Download Results', logger, {
       fromArgs: async (args) => {
         const decompress = optionalBoolean(args, 'decompress');
         const listed = typeof args.connection === 'string' && typeof args.jobId === 'string' ? model.find(args.connection, args.jobId) : undefined;
@@ -29,14 +31,14 @@ export function registerJobCommands(services: JobServices): vscode.Disposable[] 
         return followInNotification(services, entry, runner.download(entry.key), () => []);
       },
     }),
-    registerJobCommand('dataQuery.cancelJob', 'Stop Following', logger, {
+    registerJobCommand(Commands.cancelJob, 'Stop Following', logger, {
       fromArgs: async (args) => runner.cancel(jobFromArgs(model, args).key),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Stop Following', (e) => runner.isRunning(e.key));
         if (entry) runner.cancel(entry.key);
       },
     }),
-    registerJobCommand('dataQuery.removeJob', 'Remove Job', logger, {
+    registerJobCommand(Commands.removeJob, 'Remove Job', logger, {
       fromArgs: async (args) => {
         await runner.remove(jobFromArgs(model, args).key, optionalBoolean(args, 'deleteFiles') ?? false);
         return true;
@@ -51,6 +53,6 @@ export function registerJobCommands(services: JobServices): vscode.Disposable[] 
         return true;
       },
     }),
-    vscode.commands.registerCommand('dataQuery.showJobs', () => vscode.commands.executeCommand('dataQuery.jobs.focus')),
+    registerCommand(Commands.showJobs, () => vscode.commands.executeCommand(focusCommand(Views.jobs))),
   ];
 }
