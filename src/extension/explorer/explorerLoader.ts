@@ -29,8 +29,9 @@ import {
   type TableNode,
 } from './explorerNodes';
 import type { TableListCache, TableLoader } from './tableListCache';
+import { Commands } from '../ui/ids';
 
-export const REFRESH_COMMAND = 'dataQuery.refresh';
+export const REFRESH_COMMAND = Commands.refresh;
 
 /** Opens the settings file at the connections, where a name, an address or an opt-in is fixed. */
 const OPEN_CONNECTION_SETTINGS: NodeAction = {

@@ -10,8 +10,9 @@ import { formatAge } from '../../jobs/statusTexts';
 import { missingCredentials } from '../connections/clientPool';
 import { markdownCode, markdownInline, markdownText } from '../../core/markdownText';
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, TableNode, WaitingNode } from './explorerNodes';
+import { Commands } from '../ui/ids';
 
-export const SET_CREDENTIALS_COMMAND = 'dataQuery.setCredentials';
+export const SET_CREDENTIALS_COMMAND = Commands.setCredentials;
 
 /** A tooltip: plain text, or Markdown. */
 export type ItemTooltip = string | { markdown: string };

@@ -20,9 +20,10 @@ import { fileTarget, filesTarget, resolvePreviewTarget, sourceOf, type PreviewTa
 import { registerResultEditor } from './resultEditor';
 import { openResultFiles } from './rowSource';
 import { SqlConsoles, type ConsoleEngine } from './sqlConsole';
+import { Commands } from '../ui/ids';
 
-export const PREVIEW_RESULT_COMMAND = 'dataQuery.previewResult';
-export const EXPORT_RESULT_COMMAND = 'dataQuery.exportResult';
+export const PREVIEW_RESULT_COMMAND = Commands.previewResult;
+export const EXPORT_RESULT_COMMAND = Commands.exportResult;
 
 export interface PreviewDeps {
   engine: ConsoleEngine;

@@ -8,8 +8,9 @@ import type { ViewState } from '../../webview/previewProtocol';
 import { previewHtml, webviewRoot } from './previewHtml';
 import { PreviewSession, type PreviewState } from './previewSession';
 import type { RowSource } from './rowSource';
+import { ViewTypes } from '../ui/ids';
 
-export const PREVIEW_VIEW_TYPE = 'dataQuery.preview';
+export const PREVIEW_VIEW_TYPE = ViewTypes.preview;
 
 export interface PreviewPanelDeps {
   extensionUri: vscode.Uri;

@@ -2,8 +2,9 @@
 // read-only custom editor that shows the file in the preview grid.
 
 import * as vscode from 'vscode';
+import { ViewTypes } from '../ui/ids';
 
-export const RESULT_EDITOR_VIEW_TYPE = 'dataQuery.resultPreview';
+export const RESULT_EDITOR_VIEW_TYPE = ViewTypes.resultPreview;
 
 /** `show` fills the editor's panel with a preview of the file. */
 export function registerResultEditor(show: (panel: vscode.WebviewPanel, file: vscode.Uri) => void): vscode.Disposable {

@@ -17,11 +17,12 @@ import type { PreviewPanels } from './previewPanels';
 import { runSqlStatement, type PreviewEngine } from './rowSource';
 import { suggestSql, type SqlSuggestion } from './sqlCompletion';
 import { splitStatements, statementAt, statementTitle } from './sqlStatements';
+import { Commands, ContextKeys } from '../ui/ids';
 
-export const OPEN_SQL_CONSOLE_COMMAND = 'dataQuery.openSqlConsole';
-export const RUN_SQL_COMMAND = 'dataQuery.runSqlStatement';
+export const OPEN_SQL_CONSOLE_COMMAND = Commands.openSqlConsole;
+export const RUN_SQL_COMMAND = Commands.runSqlStatement;
 /** True while the active editor is a Data Query SQL console (Ctrl+Enter runs its statement). */
-export const SQL_CONSOLE_CONTEXT = 'dataQuery.sqlConsole';
+export const SQL_CONSOLE_CONTEXT = ContextKeys.sqlConsole;
 
 export type ConsoleEngine = PreviewEngine & Pick<EngineClient, 'registerView' | 'listViews' | 'hold'>;
 

@@ -21,6 +21,7 @@ import { findConnection } from '../jobs/jobServices';
 import { runPickSteps, type PickItem } from '../ui/multiStepPick';
 import type { SchemaModel } from './schemaModel';
 import type { SchemaPanels } from './schemaPanel';
+import { Commands } from '../ui/ids';
 
 export interface SchemaCommandDeps {
   /** table lists and schemas: every read of these commands goes through it */
@@ -57,20 +58,20 @@ export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposab
     return text;
   };
   return [
-    tableCommand('dataQuery.showSchema', 'Show Schema', async (t) => {
+    tableCommand(Commands.showSchema, 'Show Schema', async (t) => {
       const held = await schemaOf(t);
       deps.panels.show({ connection: t.connection.name, namespace: t.namespace, table: t.table }, held);
       return { version: held.value.version, columns: columnsOf(held.value, `${t.namespace}.${t.table}`).length };
     }),
-    tableCommand('dataQuery.copyColumns', 'Copy Column Names', async (t) => {
+    tableCommand(Commands.copyColumns, 'Copy Column Names', async (t) => {
       const names = flatColumnsOf(columnsOf((await schemaOf(t)).value, `${t.namespace}.${t.table}`)).map((c) => c.name);
       return copy(`${names.join('\n')}\n`, `${names.length} column names of ${t.namespace}.${t.table}`);
     }),
     // the table a sync to PostgreSQL creates
-    tableCommand('dataQuery.copyCreateTable', 'Copy CREATE TABLE', async (t) =>
+    tableCommand(Commands.copyCreateTable, 'Copy CREATE TABLE', async (t) =>
       copy(createTableScript(targetTableOf(t.namespace, t.table, (await schemaOf(t)).value)), `CREATE TABLE for ${t.namespace}.${t.table}`),
     ),
-    registerJobCommand('dataQuery.findColumn', 'Find Column', logger, {
+    registerJobCommand(Commands.findColumn, 'Find Column', logger, {
       fromArgs: async (args) => {
         // the whole argument is checked before anything is read: a catalog costs listings the service allows 5 a minute
         const connection = findConnection(deps.store, stringArg(args, 'connection'));

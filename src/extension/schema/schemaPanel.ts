@@ -7,6 +7,7 @@ import type { SchemaEnvelope } from '../../core/contract';
 import type { Cached } from '../../core/schemaCache';
 import { formatAge } from '../../jobs/statusTexts';
 import { schemaPageHtml } from './schemaPageHtml';
+import { ViewTypes } from '../ui/ids';
 
 export interface TableRef {
   connection: string;
@@ -26,7 +27,7 @@ export class SchemaPanels implements vscode.Disposable {
     const key = keyOf(ref);
     let open = this.panels.get(key);
     if (!open) {
-      const panel = vscode.window.createWebviewPanel('dataQuery.schema', `Schema: ${ref.namespace}.${ref.table}`, vscode.ViewColumn.Active, {
+      const panel = vscode.window.createWebviewPanel(ViewTypes.schema, `Schema: ${ref.namespace}.${ref.table}`, vscode.ViewColumn.Active, {
         enableScripts: true,
         enableFindWidget: true,
         localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')],

@@ -41,6 +41,10 @@ function registeredCommands(files: readonly { text: string }[]): Set<string> {
   const constants = new Map<string, string>();
   for (const { text } of files) {
     for (const m of text.matchAll(/\bconst\s+([A-Z][A-Z0-9_]*)\s*=\s*'([^']+)'/g)) constants.set(m[1], m[2]);
+    for (const m of text.matchAll(/\bconst\s+([A-Z][A-Z0-9_]*)\s*=\s*Commands\.(\w+)\s*;/g)) {
+      const id = (Commands as Record<string, string>)[m[2]];
+      if (id) constants.set(m[1], id);
+    }
   }
   const ids = new Set<string>();
   for (const { text } of files) {
