@@ -6,6 +6,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { EngineError, toEngineError } from './engineErrors';
 import type { AttachedDatabase } from './engineProtocol';
 import { quoteIdent, quoteString } from './sqlText';
+import { SerialQueue } from '../core/serialQueue';
 
 /** Catalog names DuckDB keeps for itself: a database is never attached under them. */
 const RESERVED_ALIASES = new Set(['memory', 'system', 'temp', 'main']);
@@ -19,7 +20,7 @@ interface Attachment {
 export class AttachedDatabases {
   private readonly attachments = new Map<string, Attachment>();
   /** ATTACH and DETACH run one at a time, so a detach never races an attach of the same name */
-  private catalogWork: Promise<unknown> = Promise.resolve();
+  private readonly catalogWork = new SerialQueue();
 
   constructor(
     private readonly db: DuckDBInstance,
@@ -40,9 +41,7 @@ export class AttachedDatabases {
 
   /** Runs `task` (an ATTACH or DETACH) after those before it: the catalog changes one at a time. */
   oneAtATime<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.catalogWork.then(task, task);
-    this.catalogWork = next.catch(() => undefined);
-    return next;
+    return this.catalogWork.run(task);
   }
 
   private attach(database: AttachedDatabase): Promise<void> {

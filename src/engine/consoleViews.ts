@@ -10,6 +10,7 @@ import { fileVersion, untilCancelled, type FileEnds } from './fileEnds';
 import type { ResultPlan } from './resultPlan';
 import { quoteIdent, quoteString } from './sqlText';
 import type { UnpackedFiles } from './unpackedFiles';
+import { SerialQueue } from '../core/serialQueue';
 
 /** A view of the SQL console over a job's files (`canvas.users`). */
 interface ConsoleView {
@@ -36,7 +37,7 @@ interface ConsoleView {
 export class ConsoleViews {
   private readonly views = new Map<string, ConsoleView>();
   /** console views are made and replaced one at a time */
-  private viewWork: Promise<unknown> = Promise.resolve();
+  private readonly viewWork = new SerialQueue();
 
   constructor(
     private readonly db: DuckDBInstance,
@@ -165,9 +166,7 @@ export class ConsoleViews {
 
   /** Console views are made and replaced one at a time, so a view marked damaged never replaces a newer registration. */
   private viewDdl<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.viewWork.then(task, task);
-    this.viewWork = next.catch(() => undefined);
-    return next;
+    return this.viewWork.run(task);
   }
 }
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
-import { Emitter } from './emitter';
+import { Emitter } from '../core/emitter';
 import { isActive, type JobEntry, type QueryParams } from './jobEntry';
 import type { JobStore } from './jobStore';
 

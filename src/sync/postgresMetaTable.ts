@@ -26,6 +26,7 @@ import {
   upsertMetaRow,
 } from './postgresSql';
 import type { ApplyPlan, SyncedTable, SyncState } from './syncTarget';
+import { SerialQueue } from '../core/serialQueue';
 
 interface MetaRow {
   namespace: string;
@@ -64,7 +65,7 @@ export class PostgresMetaTable {
    */
   private recordsSources = true;
   private main?: PostgresSession;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
   constructor(
     private readonly endpoint: PostgresEndpoint,
@@ -127,14 +128,12 @@ export class PostgresMetaTable {
 
   /** Runs work on the meta session (opened again when the last one was lost), one at a time. */
   onSession<T>(doing: string, work: (session: PostgresSession) => Promise<T>): Promise<T> {
-    const done = this.queue.then(async () => work(await this.session(doing)));
-    this.queue = done.catch(() => undefined);
-    return done;
+    return this.queue.run(async () => work(await this.session(doing)));
   }
 
   /** Waits for the statements under way, then closes the meta session. */
   async close(): Promise<void> {
-    await this.queue;
+    await this.queue.idle();
     await this.main?.close();
     this.main = undefined;
   }

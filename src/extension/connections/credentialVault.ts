@@ -9,6 +9,7 @@ import type { Credentials } from '../../client/types';
 import type { Logger } from '../../core/logger';
 import type { RemoteConnection } from './connectionConfig';
 import { credentialsSavedElsewhere, parseStoredCredentials, sameService, serviceAddress, storedCredentialsText } from './credentialBinding';
+import { SerialQueue } from '../../core/serialQueue';
 
 /** The parts of VS Code's SecretStorage used here. */
 export interface SecretsLike {
@@ -37,7 +38,7 @@ export function secretKey(name: string): string {
 }
 
 export class CredentialVault {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   /** mismatches already logged, so a redraw of the tree does not repeat them */
   private readonly warned = new Set<string>();
 
@@ -154,8 +155,6 @@ export class CredentialVault {
 
   /** Runs `work` after every earlier call has settled. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.queue.run(work);
   }
 }

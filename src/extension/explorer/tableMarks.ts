@@ -2,7 +2,7 @@
 // row count, or a sync under way): the explorer asks it while it draws a table, and draws again
 // the tables it names when their marks change. The explorer has none unless one is passed in.
 
-import type { Event } from '../../jobs/emitter';
+import type { Event } from '../../core/emitter';
 import type { SyncedTableMark } from './explorerRenderer';
 
 export interface TableMarks {

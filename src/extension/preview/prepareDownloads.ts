@@ -5,7 +5,7 @@
 
 import type { Logger } from '../../core/logger';
 import type { EngineClient } from '../../engine/engineClient';
-import type { Disposable, Event } from '../../jobs/emitter';
+import type { Disposable, Event } from '../../core/emitter';
 import type { JobEntry } from '../../jobs/jobEntry';
 import type { DownloadedJobsProvider } from './downloadedJobs';
 import { jobSource } from './previewTargets';

@@ -12,7 +12,7 @@ import type { Clock } from '../../core/clock';
 import { readCatalog, type CatalogRead, type CatalogReadOptions, type CatalogSource } from '../../core/columnSearch';
 import type { SchemaEnvelope } from '../../core/contract';
 import { SchemaCache, type CacheStorage, type Cached } from '../../core/schemaCache';
-import { Emitter } from '../../jobs/emitter';
+import { Emitter } from '../../core/emitter';
 import type { ClientPool } from '../connections/clientPool';
 import { connectionIdentity, type Connection } from '../connections/connectionConfig';
 

@@ -11,7 +11,7 @@
 // connection. Pure: no `vscode` import.
 
 import type { Clock } from '../../core/clock';
-import { Emitter } from '../../jobs/emitter';
+import { Emitter } from '../../core/emitter';
 import type { SyncProgress, TableSyncReport } from '../../sync/syncReport';
 import type { SyncStateSummary } from '../../sync/syncProtocol';
 import { clientTagOfSource, compareSources, serviceOfSource } from '../../sync/syncSource';

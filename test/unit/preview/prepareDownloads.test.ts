@@ -8,7 +8,7 @@ import { nullLogger } from '../../../src/core/logger';
 import type { ResultSource } from '../../../src/engine/engineProtocol';
 import type { DownloadedJob } from '../../../src/extension/preview/downloadedJobs';
 import { prepareDownloads } from '../../../src/extension/preview/prepareDownloads';
-import { Emitter } from '../../../src/jobs/emitter';
+import { Emitter } from '../../../src/core/emitter';
 import type { JobEntry } from '../../../src/jobs/jobEntry';
 
 const schema: SchemaEnvelope = { version: 3, schema: { type: 'object' } };
