@@ -7,7 +7,7 @@
 // the operation's pause gate for the wait the service asked for (or the growing default),
 // even when that is too long to wait out: this call then fails at once, and so do the
 // operation's later calls until little enough of the pause is left. 5xx and dropped
-// connections are retried after the policy's wait. A call whose sign-in fails or is
+// connections are retried after the policy's wait, by the one retry loop (runWithRetries). A call whose sign-in fails or is
 // cancelled gives its rate slot back: it never reached the service. Failures come out as
 // DqErrors; nothing secret is logged.
 
@@ -20,7 +20,7 @@ import { isRecord } from '../core/isRecord';
 import { errorFromNetwork, errorFromResponse, type RequestedRange } from './errorMapping';
 import type { OperationLimiter } from './operationLimiter';
 import { parseJson } from './responseParsers';
-import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, serverWaitMs, waitOrCancel, waitTooLongError, type RetryPolicy } from './retryPolicy';
+import { cancelledError, isRetryableStatus, isTransientNetworkError, runWithRetries, type RetryPolicy } from './retryPolicy';
 import type { TokenClient } from './tokenClient';
 import type { CallOptions, Priority, QueueReason } from './types';
 
@@ -63,105 +63,92 @@ export class ApiTransport {
     this.logger = options.logger ?? nullLogger;
   }
 
-  async call(req: ApiRequest): Promise<ApiResponse> {
+  call(req: ApiRequest): Promise<ApiResponse> {
     const { options } = this;
     const { operation, signal } = req;
     const shown = safeUrl(req.url);
     const onQueued = req.onQueued && ((wait: { waitMs: number; reason: QueueReason }) => req.onQueued?.({ operation, ...wait }));
     let refreshed = false;
-    let retries = 0;
-    for (;;) {
-      if (signal?.aborted) throw cancelledError(operation);
-      const slot = await options.limiter.acquire(operation, { priority: req.priority, signal, onQueued });
-      let token: string;
-      try {
-        token = await options.tokens.getToken(signal);
-        req.onSending?.(operation);
-      } catch (err) {
-        slot.release(); // nothing was sent: the service counted nothing
-        throw err;
-      }
-      const started = options.clock.now();
-      let answer: Exchange;
-      try {
-        answer = await exchange(req.url, {
-          operation,
-          method: req.method,
-          dispatcher: options.dispatcher,
-          headers: {
-            authorization: `Bearer ${token}`,
-            accept: 'application/json',
-            'user-agent': options.userAgent,
-            ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
-          },
-          body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
-          signal,
-          timeoutMs: options.requestTimeoutMs,
-          deadlineMs: options.answerDeadlineMs,
-        }).finally(() => slot.answered()); // the server counted the call somewhere before this
-      } catch (err) {
-        if (signal?.aborted) throw cancelledError(operation);
-        const mapped = errorFromNetwork(err, operation, shown, signal);
-        if (isTransientNetworkError(err) && retries < options.retry.maxRetries) {
-          const delay = retryDelayMs(options.retry, { retry: retries, now: options.clock.now(), operation });
-          retries++;
-          // a warning: a person waiting on a silent service should see why nothing happens
-          this.logger.warn(`${operation}: ${mapped.message}; trying again in ${seconds(delay)} (${retries}/${options.retry.maxRetries})`);
-          await waitOrCancel(options.clock, delay, signal, operation);
-          continue;
-        }
-        this.logger.debug(`${req.method} ${operation} failed after ${options.clock.now() - started} ms: ${mapped.message}`);
-        throw mapped;
-      }
-      const { status, text, retryAfter } = answer;
-      this.logger.debug(`${req.method} ${operation} ${status} in ${options.clock.now() - started} ms`);
-
-      if (status >= 200 && status < 300) {
-        this.tokenAccepted = true;
-        return { status, data: parseJson(text, operation) };
-      }
-      if (status === 401 && !refreshed) {
-        refreshed = true;
-        this.logger.info(`${operation}: token refused (401), fetching a new one`);
-        await options.tokens.refresh(token, signal);
-        continue;
-      }
-      const error = errorFromResponse({
-        status,
-        bodyText: text,
+    return runWithRetries<ApiResponse>(
+      {
+        policy: options.retry,
+        clock: options.clock,
         operation,
-        afterRefresh: status === 401,
-        limit: options.limits[operation],
-        retries,
-        requested: requestedRange(req.body),
-      });
-      if (status === 401 && !this.tokenAccepted) {
-        this.logger.info(`${operation}: the token fetched after the first 401 was refused too, and no token has been accepted yet; not trying again`);
-        throw error;
-      }
-      if (!(isRetryableStatus(status) || status === 401) || error.kind === 'account') throw error;
-      const wait = {
-        retry: retries,
-        status,
-        retryAfter,
+        signal,
         default429Ms: options.defaultRetryAfterMs,
-        now: options.clock.now(),
-        operation,
-        answer: error,
-      };
-      const delay = serverWaitMs(options.retry, wait);
-      // holds back every caller of the operation, for as long as the service said
-      if (status === 429) options.limiter.pause(operation, delay);
-      if (delay > options.retry.maxWaitMs) throw waitTooLongError(options.retry.maxWaitMs, { ...wait, waitMs: delay });
-      if (retries >= options.retry.maxRetries) throw error;
-      retries++;
-      if (status === 429) {
-        this.logger.warn(`${operation}: HTTP 429, waiting ${Math.ceil(delay / 1000)} s before retry ${retries}/${options.retry.maxRetries}`);
-        continue; // the pause gate does the waiting
-      }
-      this.logger.warn(`${operation}: HTTP ${status}; trying again in ${seconds(delay)} (${retries}/${options.retry.maxRetries})`);
-      await waitOrCancel(options.clock, delay, signal, operation);
-    }
+        pause: (ms) => options.limiter.pause(operation, ms),
+        // a warning: a person waiting on a silent service should see why nothing happens
+        onRetry: ({ failure, delayMs, retry, maxRetries }) => {
+          if (failure.status === 429) this.logger.warn(`${operation}: HTTP 429, waiting ${Math.ceil(delayMs / 1000)} s before retry ${retry}/${maxRetries}`);
+          else if (failure.status === undefined) this.logger.warn(`${operation}: ${failure.error.message}; trying again in ${seconds(delayMs)} (${retry}/${maxRetries})`);
+          else this.logger.warn(`${operation}: HTTP ${failure.status}; trying again in ${seconds(delayMs)} (${retry}/${maxRetries})`);
+        },
+      },
+      async (retries) => {
+        const slot = await options.limiter.acquire(operation, { priority: req.priority, signal, onQueued });
+        let token: string;
+        try {
+          token = await options.tokens.getToken(signal);
+          req.onSending?.(operation);
+        } catch (err) {
+          slot.release(); // nothing was sent: the service counted nothing
+          throw err;
+        }
+        const started = options.clock.now();
+        let answer: Exchange;
+        try {
+          answer = await exchange(req.url, {
+            operation,
+            method: req.method,
+            dispatcher: options.dispatcher,
+            headers: {
+              authorization: `Bearer ${token}`,
+              accept: 'application/json',
+              'user-agent': options.userAgent,
+              ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+            },
+            body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
+            signal,
+            timeoutMs: options.requestTimeoutMs,
+            deadlineMs: options.answerDeadlineMs,
+          }).finally(() => slot.answered()); // the server counted the call somewhere before this
+        } catch (err) {
+          if (signal?.aborted) throw cancelledError(operation);
+          const mapped = errorFromNetwork(err, operation, shown, signal);
+          this.logger.debug(`${req.method} ${operation} failed after ${options.clock.now() - started} ms: ${mapped.message}`);
+          if (isTransientNetworkError(err)) return { failed: { error: mapped } };
+          throw mapped;
+        }
+        const { status, text, retryAfter } = answer;
+        this.logger.debug(`${req.method} ${operation} ${status} in ${options.clock.now() - started} ms`);
+
+        if (status >= 200 && status < 300) {
+          this.tokenAccepted = true;
+          return { done: { status, data: parseJson(text, operation) } };
+        }
+        if (status === 401 && !refreshed) {
+          refreshed = true;
+          this.logger.info(`${operation}: token refused (401), fetching a new one`);
+          await options.tokens.refresh(token, signal);
+          return { again: true };
+        }
+        const error = errorFromResponse({
+          status,
+          bodyText: text,
+          operation,
+          afterRefresh: status === 401,
+          limit: options.limits[operation],
+          retries,
+          requested: requestedRange(req.body),
+        });
+        if (status === 401 && !this.tokenAccepted) {
+          this.logger.info(`${operation}: the token fetched after the first 401 was refused too, and no token has been accepted yet; not trying again`);
+          throw error;
+        }
+        if (!(isRetryableStatus(status) || status === 401) || error.kind === 'account') throw error;
+        return { failed: { error, status, retryAfter, answer: error } };
+      },
+    );
   }
 }
 

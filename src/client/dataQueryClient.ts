@@ -23,10 +23,11 @@ import { ApiTransport, type ApiResponse } from './apiTransport';
 import { createDispatcher } from './dispatcher';
 import { DqError, isDqError } from './errors';
 import { JobPoller } from './jobPoller';
-import { MAX_JOB_OBJECTS, MAX_OBJECT_BYTES, MIN_BYTES_PER_SECOND, ObjectDownloader, STALL_WINDOW_MS } from './objectDownloader';
+import { MIN_BYTES_PER_SECOND, STALL_WINDOW_MS } from './objectAttempt';
+import { MAX_JOB_OBJECTS, MAX_OBJECT_BYTES, ObjectDownloader } from './objectDownloader';
 import { OperationLimiter } from './operationLimiter';
 import { parseJobRecord, parsePresignedUrls, parseSchemaEnvelope, parseTableList } from './responseParsers';
-import { DEFAULT_MAX_WAIT_MS, waitOrCancel, type RetryPolicy } from './retryPolicy';
+import { DEFAULT_429_WAIT_MS, DEFAULT_RETRY_POLICY, waitOrCancel, type RetryPolicy } from './retryPolicy';
 import { checkBaseUrl, ServiceUrls } from './serviceUrls';
 import { TokenClient } from './tokenClient';
 import type {
@@ -75,12 +76,12 @@ export class DataQueryClient {
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     const requestTimeoutMs = numberOption(options, 'requestTimeoutMs', 60_000, { min: 1 });
     const answerDeadlineMs = numberOption(options, 'answerDeadlineMs', 60_000, { min: 1 });
-    const defaultRetryAfterMs = numberOption(options, 'defaultRetryAfterMs', 30_000, { min: 0 });
+    const defaultRetryAfterMs = numberOption(options, 'defaultRetryAfterMs', DEFAULT_429_WAIT_MS, { min: 0 });
     const retry: RetryPolicy = {
-      maxRetries: numberOption(options, 'maxRetries', 4, { min: 0, integer: true }),
-      baseMs: numberOption(options, 'retryBaseMs', 500, { min: 0 }),
-      maxMs: numberOption(options, 'retryMaxMs', 30_000, { min: 0 }),
-      maxWaitMs: numberOption(options, 'maxRetryWaitMs', DEFAULT_MAX_WAIT_MS, { min: 0, infinite: true }),
+      maxRetries: numberOption(options, 'maxRetries', DEFAULT_RETRY_POLICY.maxRetries, { min: 0, integer: true }),
+      baseMs: numberOption(options, 'retryBaseMs', DEFAULT_RETRY_POLICY.baseMs, { min: 0 }),
+      maxMs: numberOption(options, 'retryMaxMs', DEFAULT_RETRY_POLICY.maxMs, { min: 0 }),
+      maxWaitMs: numberOption(options, 'maxRetryWaitMs', DEFAULT_RETRY_POLICY.maxWaitMs, { min: 0, infinite: true }),
       random: options.random ?? Math.random,
     };
     const limits = rateLimitsOption(options.rateLimits);

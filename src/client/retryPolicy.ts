@@ -1,5 +1,7 @@
 // When and how long to wait before trying a failed call again: exponential backoff with
-// full jitter, Retry-After parsing, and which failures are worth another attempt.
+// full jitter, Retry-After parsing, and which failures are worth another attempt; and the one
+// loop that runs a call's attempts by those rules (`runWithRetries`), for the data calls, the
+// sign-in and the object downloads alike.
 
 import type { Clock } from '../core/clock';
 import { isoUtc } from '../core/isoTime';
@@ -22,6 +24,26 @@ export interface RetryPolicy {
 
 export const DEFAULT_MAX_WAIT_MS = 2 * 60_000;
 
+/** The policy every client uses unless told otherwise: 4 retries, backoff from 500 ms up to 30 s. */
+export const DEFAULT_RETRY_POLICY: Readonly<Omit<RetryPolicy, 'random'>> = {
+  maxRetries: 4,
+  baseMs: 500,
+  maxMs: 30_000,
+  maxWaitMs: DEFAULT_MAX_WAIT_MS,
+};
+
+/** The default policy with `random` as its jitter source. */
+export function defaultRetryPolicy(random: () => number = Math.random): RetryPolicy {
+  return { ...DEFAULT_RETRY_POLICY, random };
+}
+
+/**
+ * Refused download links (403/404 from the object host) in a row, with no byte added in
+ * between, before an object is given up. Links expire early now and then; eight refusals in a
+ * row mean the results are gone, not bad luck.
+ */
+export const MAX_REFUSALS_IN_A_ROW = 8;
+
 /**
  * The longest wait a server's Retry-After is taken to ask for: a longer one (up to a number
  * too large for a date) counts as this, far beyond any wait this client makes, and names a
@@ -43,17 +65,6 @@ export interface RetryWaitInput {
   operation: string;
   /** the error the answer maps to, whose server type and uuid the rateLimited error keeps */
   answer?: DqError;
-}
-
-/**
- * The one answer to "how long before the next try": the server's Retry-After when it named
- * one, the growing 429 wait when a 429 named none, else full-jitter backoff. A wait above
- * `policy.maxWaitMs` throws a `rateLimited` DqError at once.
- */
-export function retryDelayMs(policy: RetryPolicy, input: RetryWaitInput): number {
-  const wait = serverWaitMs(policy, input);
-  if (wait > policy.maxWaitMs) throw waitTooLongError(policy.maxWaitMs, { ...input, waitMs: wait });
-  return wait;
 }
 
 /**
@@ -120,12 +131,122 @@ export function waitTooLongError(maxWaitMs: number, facts: WaitTooLong): DqError
 }
 
 /** Sleeps on the clock; an abort becomes a `cancelled` DqError naming the operation. */
-export async function waitOrCancel(clock: Clock, ms: number, signal: AbortSignal | undefined, operation: string): Promise<void> {
-  if (signal?.aborted) throw cancelledError(operation);
+export function waitOrCancel(clock: Clock, ms: number, signal: AbortSignal | undefined, operation: string): Promise<void> {
+  return sleepOrCancel(clock, ms, signal, () => cancelledError(operation));
+}
+
+async function sleepOrCancel(clock: Clock, ms: number, signal: AbortSignal | undefined, cancelled: () => Error): Promise<void> {
+  if (signal?.aborted) throw cancelled();
   try {
     await clock.sleep(ms, signal);
   } catch {
-    throw cancelledError(operation);
+    throw cancelled();
+  }
+}
+
+/** An attempt that failed in a way worth another try. */
+export interface RetryFailure {
+  /** what the call fails with when it is not tried again */
+  error: DqError;
+  /** the answer's status, when the failure is an answer */
+  status?: number;
+  /** the answer's Retry-After header */
+  retryAfter?: string | string[];
+  /** the error the answer maps to, whose server type and uuid a rateLimited error keeps */
+  answer?: DqError;
+  /** the attempt was dropped for being too slow (the downloader's budget counts these apart) */
+  slow?: boolean;
+}
+
+/**
+ * How one attempt ended: with the call's result, with a reason to go again at once and
+ * without a wait or a retry spent (a fresh token after a 401, a fresh link after a refusal),
+ * or with a failure worth another try. A failure not worth one is thrown by the attempt.
+ */
+export type AttemptResult<T> = { done: T } | { again: true } | { failed: RetryFailure };
+
+/** How many retries a call may still make: a strategy, a plain count unless a caller brings its own. */
+export interface RetryBudget {
+  /** retries spent so far that count toward the backoff and the messages (0 before the first) */
+  readonly spent: number;
+  /** whether `failure` may be tried again */
+  allows(failure: RetryFailure): boolean;
+  /** spends a retry on `failure` */
+  spend(failure: RetryFailure): void;
+}
+
+/** The usual budget: `maxRetries` retries in all. */
+export function countedRetries(maxRetries: number): RetryBudget {
+  let spent = 0;
+  return {
+    get spent() {
+      return spent;
+    },
+    allows: () => spent < maxRetries,
+    spend: () => {
+      spent++;
+    },
+  };
+}
+
+export interface RetryRun {
+  policy: RetryPolicy;
+  clock: Clock;
+  /** names the call in rateLimited and cancelled errors, e.g. `listTables`, `sign-in` */
+  operation: string;
+  signal?: AbortSignal;
+  /** the least wait for a 429 that named none (default DEFAULT_429_WAIT_MS) */
+  default429Ms?: number;
+  /** default: `countedRetries(policy.maxRetries)` */
+  budget?: RetryBudget;
+  /**
+   * The operation's pause gate. A 429 closes it for the wait the service asked, and the next
+   * attempt waits at the gate rather than here. With a gate, an answer's wait is judged before
+   * the budget: the gate closes, and a wait beyond the longest fails as such, even when the
+   * call has no retry left.
+   */
+  pause?: (ms: number) => void;
+  /** the error for a call cancelled before an attempt or during a wait (default `cancelledError(operation)`) */
+  cancelled?: () => Error;
+  /** told of every retry before its wait; `retry` counts from 1 */
+  onRetry?: (retry: { failure: RetryFailure; delayMs: number; retry: number; maxRetries: number }) => void;
+}
+
+/**
+ * Runs `attempt` until it is done, throws, or its failures have spent the budget. Between
+ * attempts it waits as the policy says (`serverWaitMs`, on the run's clock; a 429 with a pause
+ * gate waits at the gate instead), and fails at once as rateLimited when the wait is beyond the
+ * longest. `attempt` is given the retries spent so far.
+ */
+export async function runWithRetries<T>(run: RetryRun, attempt: (retries: number) => Promise<AttemptResult<T>>): Promise<T> {
+  const { policy, clock, signal, pause } = run;
+  const budget = run.budget ?? countedRetries(policy.maxRetries);
+  const cancelled = run.cancelled ?? (() => cancelledError(run.operation));
+  for (;;) {
+    if (signal?.aborted) throw cancelled();
+    const result = await attempt(budget.spent);
+    if ('done' in result) return result.done;
+    if ('again' in result) continue;
+    const failure = result.failed;
+    const waitFirst = pause !== undefined && failure.status !== undefined;
+    if (!waitFirst && !budget.allows(failure)) throw failure.error;
+    const wait: RetryWaitInput = {
+      retry: budget.spent,
+      status: failure.status,
+      retryAfter: failure.retryAfter,
+      default429Ms: run.default429Ms,
+      now: clock.now(),
+      operation: run.operation,
+      answer: failure.answer,
+    };
+    const delay = serverWaitMs(policy, wait);
+    const atGate = pause !== undefined && failure.status === 429;
+    if (atGate) pause(delay); // holds back every caller of the operation, for as long as the service said
+    if (delay > policy.maxWaitMs) throw waitTooLongError(policy.maxWaitMs, { ...wait, waitMs: delay });
+    if (waitFirst && !budget.allows(failure)) throw failure.error;
+    budget.spend(failure);
+    run.onRetry?.({ failure, delayMs: delay, retry: budget.spent, maxRetries: policy.maxRetries });
+    if (!atGate) await sleepOrCancel(clock, delay, signal, cancelled);
   }
 }
 

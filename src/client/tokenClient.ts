@@ -1,10 +1,10 @@
 // Bearer tokens for the data calls: fetched with the client-credentials grant, shared by all
 // callers (one request at a time), kept in memory only, and renewed ahead of expiry. The
 // token's lifetime comes from the JWT's `exp` claim when present, else from `expires_in`.
-// The sign-in retries by the shared retry policy and honours its own 429 pause gate, which
-// a 429 closes for as long as it asked, even beyond the longest wait: sign-ins before then
-// fail at once as rateLimited without being sent. A caller may stop waiting at any time,
-// and a sign-in nobody waits for any more stops too. The credentials in use and the current
+// The sign-in retries through the shared retry loop (runWithRetries) and honours its own
+// 429 pause gate, which a 429 closes for as long as it asked, even beyond the longest wait:
+// sign-ins before then fail at once as rateLimited without being sent. A caller may stop
+// waiting at any time, and a sign-in nobody waits for any more stops too. The credentials in use and the current
 // token are held as known secrets (holdSecret), so no text that echoes them shows them.
 
 import type { Dispatcher } from 'undici';
@@ -16,7 +16,7 @@ import { errorFromNetwork, errorFromResponse } from './errorMapping';
 import { DqError } from './errors';
 import type { OperationLimiter } from './operationLimiter';
 import { parseTokenResponse } from './responseParsers';
-import { cancelledError, isRetryableStatus, isTransientNetworkError, retryDelayMs, serverWaitMs, waitOrCancel, waitTooLongError, type RetryPolicy } from './retryPolicy';
+import { cancelledError, isRetryableStatus, isTransientNetworkError, runWithRetries, type RetryPolicy } from './retryPolicy';
 import type { CredentialSource, Credentials } from './types';
 
 /** Lifetime assumed when neither `exp` nor `expires_in` says anything. */
@@ -164,61 +164,57 @@ export class TokenClient {
       });
     }
     const basic = this.holdCredentials(creds);
-    for (let attempt = 0; ; attempt++) {
-      await options.limiter.acquire('login', { signal });
-      const started = options.clock.now();
-      let answer: Exchange;
-      try {
-        answer = await exchange(options.loginUrl, {
-          operation: 'login',
-          method: 'POST',
-          dispatcher: options.dispatcher,
-          headers: {
-            authorization: `Basic ${basic}`,
-            'content-type': 'application/x-www-form-urlencoded',
-            accept: 'application/json',
-            'user-agent': options.userAgent,
-          },
-          body: 'grant_type=client_credentials',
-          signal,
-          timeoutMs: options.requestTimeoutMs,
-          deadlineMs: options.answerDeadlineMs,
-        });
-      } catch (err) {
-        if (signal.aborted) throw cancelledError(OPERATION);
-        if (isTransientNetworkError(err) && attempt < options.retry.maxRetries) {
-          const delay = retryDelayMs(options.retry, { retry: attempt, now: options.clock.now(), operation: OPERATION });
-          this.logger.warn(`sign-in: no answer or the connection dropped; trying again in ${(delay / 1000).toFixed(1)} s (${attempt + 1}/${options.retry.maxRetries})`);
-          await waitOrCancel(options.clock, delay, signal, OPERATION);
-          continue;
-        }
-        throw errorFromNetwork(err, 'login', safeUrl(options.loginUrl));
-      }
-      const { status, text, retryAfter } = answer;
-      this.logger.debug(`POST login ${status} in ${options.clock.now() - started} ms`);
-      if (status >= 200 && status < 300) {
-        const token = parseTokenResponse(text);
-        this.hold(token.access_token, token.expires_in);
-        return token.access_token;
-      }
-      const error = errorFromResponse({ status, bodyText: text, operation: 'login', retries: attempt });
-      if (!isRetryableStatus(status) || error.kind === 'account') throw error;
-      const wait = {
-        retry: attempt,
-        status,
-        retryAfter,
-        default429Ms: options.defaultRetryAfterMs,
-        now: options.clock.now(),
+    return runWithRetries<string>(
+      {
+        policy: options.retry,
+        clock: options.clock,
         operation: OPERATION,
-        answer: error,
-      };
-      const delay = serverWaitMs(options.retry, wait);
-      if (status === 429) options.limiter.pause('login', delay); // for as long as the service said
-      if (delay > options.retry.maxWaitMs) throw waitTooLongError(options.retry.maxWaitMs, { ...wait, waitMs: delay });
-      if (attempt >= options.retry.maxRetries) throw error;
-      this.logger.warn(`sign-in: HTTP ${status}; trying again in ${(delay / 1000).toFixed(1)} s (${attempt + 1}/${options.retry.maxRetries})`);
-      if (status !== 429) await waitOrCancel(options.clock, delay, signal, OPERATION); // a 429's pause gate waits at the top
-    }
+        signal,
+        default429Ms: options.defaultRetryAfterMs,
+        pause: (ms) => options.limiter.pause('login', ms),
+        onRetry: ({ failure, delayMs, retry, maxRetries }) => {
+          const what = failure.status === undefined ? 'no answer or the connection dropped' : `HTTP ${failure.status}`;
+          this.logger.warn(`sign-in: ${what}; trying again in ${(delayMs / 1000).toFixed(1)} s (${retry}/${maxRetries})`);
+        },
+      },
+      async (retries) => {
+        await options.limiter.acquire('login', { signal });
+        const started = options.clock.now();
+        let answer: Exchange;
+        try {
+          answer = await exchange(options.loginUrl, {
+            operation: 'login',
+            method: 'POST',
+            dispatcher: options.dispatcher,
+            headers: {
+              authorization: `Basic ${basic}`,
+              'content-type': 'application/x-www-form-urlencoded',
+              accept: 'application/json',
+              'user-agent': options.userAgent,
+            },
+            body: 'grant_type=client_credentials',
+            signal,
+            timeoutMs: options.requestTimeoutMs,
+            deadlineMs: options.answerDeadlineMs,
+          });
+        } catch (err) {
+          if (signal.aborted) throw cancelledError(OPERATION);
+          const mapped = errorFromNetwork(err, 'login', safeUrl(options.loginUrl));
+          if (isTransientNetworkError(err)) return { failed: { error: mapped } };
+          throw mapped;
+        }
+        const { status, text, retryAfter } = answer;
+        this.logger.debug(`POST login ${status} in ${options.clock.now() - started} ms`);
+        if (status >= 200 && status < 300) {
+          const token = parseTokenResponse(text);
+          this.hold(token.access_token, token.expires_in);
+          return { done: token.access_token };
+        }
+        const error = errorFromResponse({ status, bodyText: text, operation: 'login', retries });
+        if (!isRetryableStatus(status) || error.kind === 'account') throw error;
+        return { failed: { error, status, retryAfter, answer: error } };
+      },
+    );
   }
 
   /**

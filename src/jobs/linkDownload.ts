@@ -8,7 +8,7 @@
 import type { Dispatcher } from 'undici';
 import { DqError, isDqError } from '../client/errors';
 import { ObjectDownloader } from '../client/objectDownloader';
-import { DEFAULT_MAX_WAIT_MS, errorCode } from '../client/retryPolicy';
+import { defaultRetryPolicy, errorCode } from '../client/retryPolicy';
 import { isLoopbackHost } from '../client/serviceUrls';
 import type { DownloadProgress } from '../client/types';
 import type { Clock } from '../core/clock';
@@ -41,7 +41,7 @@ export async function downloadLink(options: LinkDownloadOptions): Promise<Stored
     clock: options.clock,
     logger: options.logger,
     userAgent: options.userAgent,
-    retry: { maxRetries: 4, baseMs: 500, maxMs: 30_000, maxWaitMs: DEFAULT_MAX_WAIT_MS, random: Math.random },
+    retry: defaultRetryPolicy(),
     requestTimeoutMs: 60_000,
     allowInsecureHttp: false,
     // a pasted link cannot be renewed: every attempt uses it as given, and its first refusal is final

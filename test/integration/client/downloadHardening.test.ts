@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { isDqError, type DqError } from '../../../src/client/errors';
-import { MAX_REFUSALS_IN_A_ROW } from '../../../src/client/objectDownloader';
+import { MAX_REFUSALS_IN_A_ROW } from '../../../src/client/retryPolicy';
 import type { DownloadProgress } from '../../../src/client/types';
 import { completeJob as job, listDir as listFolder, noise, sha256 as sha, startDownloadBench, type DownloadBench } from '../../support/downloadBench';
 import { FakeClock } from '../../support/fakeClock';
