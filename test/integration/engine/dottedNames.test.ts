@@ -3,13 +3,8 @@
 // as the sync does, rather than taking `x.y` for `y` inside `x`.
 
 import * as assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import type { SchemaEnvelope } from '../../../src/core/contract';
-import { EngineClient } from '../../../src/engine/engineClient';
-import { HOST_SCRIPT } from './sampleResults';
+import { craftedResult } from './sampleResults';
 
 const ROWS = 3000;
 
@@ -36,26 +31,13 @@ function record(id: number): string {
 
 describe('engine: property names with dots in them', function () {
   this.timeout(60_000);
-  let dir: string;
-  let engine: EngineClient;
-  let file: string;
-
-  before(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-dotted-'));
-    file = path.join(dir, 'part-1.jsonl.gz');
-    await fs.writeFile(file, gzipSync(Array.from({ length: ROWS }, (_, i) => record(i)).join('\n') + '\n'));
-    engine = new EngineClient({ hostScript: HOST_SCRIPT, tempDir: path.join(dir, 'engine') });
-  });
-  after(async () => {
-    await engine.dispose();
-    await fs.rm(dir, { recursive: true, force: true });
-  });
+  const result = craftedResult('dq-dotted-', () => Array.from({ length: ROWS }, (_, i) => record(i)));
 
   it('previews, filters and pages a value column named x.y beside the members of an object x', async () => {
-    const opened = await engine.open({ paths: [file], schema });
+    const opened = await result.engine.open({ paths: [result.file], schema });
     const names = opened.columns.map((c) => c.name);
     assert.deepEqual(names, ['key.id', 'value.x.y', 'value.x.z', 'value.x.p.q', 'meta.action', 'meta.ts']);
-    const first = await engine.page(opened.handle, {}, 0, 2);
+    const first = await result.engine.page(opened.handle, {}, 0, 2);
     assert.deepEqual(
       first.rows.map((r) => r.slice(0, 4)),
       [
@@ -63,12 +45,12 @@ describe('engine: property names with dots in them', function () {
         ['1', 'dotted 1', 'nested 1', '2'],
       ],
     );
-    const filtered = await engine.page(opened.handle, { where: `"value.x.y" = 'dotted 7'` }, 0, 5);
+    const filtered = await result.engine.page(opened.handle, { where: `"value.x.y" = 'dotted 7'` }, 0, 5);
     assert.deepEqual(filtered.rows.map((r) => r.slice(0, 4)), [['7', 'dotted 7', 'nested 7', '14']]);
     // a far window of the file, read as its lines and parsed alone
-    assert.equal(await engine.count(opened.handle, {}), ROWS);
-    const far = await engine.page(opened.handle, {}, 2500, 1);
+    assert.equal(await result.engine.count(opened.handle, {}), ROWS);
+    const far = await result.engine.page(opened.handle, {}, 2500, 1);
     assert.deepEqual(far.rows.map((r) => r.slice(0, 4)), [['2500', 'dotted 2500', 'nested 2500', '5000']]);
-    await engine.closeHandle(opened.handle);
+    await result.engine.closeHandle(opened.handle);
   });
 });

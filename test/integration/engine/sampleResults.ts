@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import type { Format, Mode, SchemaEnvelope } from '../../../src/core/contract';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
@@ -106,4 +106,24 @@ export async function exportsBeingWritten(tempDir: string): Promise<{ path: stri
     }),
   );
   return found.flat();
+}
+
+/**
+ * One gzip JSONL result file made of `records` in a fresh folder, and an engine to read it,
+ * set up before the suite's tests and removed after them (call inside `describe`).
+ */
+export function craftedResult(prefix: string, records: () => string[]): { readonly file: string; readonly engine: EngineClient } {
+  let dir = '';
+  const made = { file: '', engine: undefined as unknown as EngineClient };
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+    made.file = path.join(dir, 'part-1.jsonl.gz');
+    await fs.writeFile(made.file, gzipSync(records().join('\n') + '\n'));
+    made.engine = new EngineClient({ hostScript: HOST_SCRIPT, tempDir: path.join(dir, 'engine') });
+  });
+  after(async () => {
+    await made.engine?.dispose();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  return made;
 }
