@@ -32,6 +32,7 @@ import type {
   ToHost,
   View,
 } from './engineProtocol';
+import { SerialQueue } from '../core/serialQueue';
 
 export interface EngineOptions {
   /** the engine host script: dist/engineHost.js in the extension */
@@ -87,7 +88,7 @@ export class EngineClient {
   /** the folders the running process was started with */
   private hostFolders: string[] = [];
   /** widening the folders, one at a time */
-  private widening: Promise<void> = Promise.resolve();
+  private readonly widening = new SerialQueue();
   /** called once no request is pending */
   private readonly drained: (() => void)[] = [];
 
@@ -245,7 +246,7 @@ export class EngineClient {
    * the next call starts one that may.
    */
   private readable(paths: readonly string[]): Promise<void> {
-    const step = this.widening.then(async () => {
+    return this.widening.run(async () => {
       const wanted = paths.map((path) => resolve(path));
       for (const path of wanted) if (!within(path, [...this.folders])) this.folders.add(dirname(path));
       // a process starting now may have been started without them
@@ -256,8 +257,6 @@ export class EngineClient {
       if (this.pending.size > 0) await new Promise<void>((done) => this.drained.push(done));
       await this.stop();
     });
-    this.widening = step.catch(() => undefined);
-    return step;
   }
 
   private async reopen(handle: string, signal?: AbortSignal): Promise<void> {
