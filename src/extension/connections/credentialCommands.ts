@@ -1,7 +1,8 @@
 // Set Credentials: tests the client ID and secret with a token request before storing them
 // (Edit and Retry on failure), and for credentials saved for another base URL asks first
 // whether to use them with the new one. Given an argument object it asks nothing and the same
-// test decides. Also the two boxes that ask for credentials, which Add Connection shares.
+// test decides. Also what the two boxes that ask for credentials say and refuse, which Add
+// Connection shares.
 
 import * as vscode from 'vscode';
 import type { Credentials } from '../../client/types';
@@ -74,23 +75,36 @@ async function pickRemoteConnection(store: ConnectionStore, node: ExplorerNode |
   return remote.find((c) => c.name === name);
 }
 
+/** The box that asks for a client ID; blank is refused. */
+export const CLIENT_ID_BOX = {
+  prompt: 'Client ID (kept in VS Code secret storage)',
+  validate: (value: string): string | undefined => (value.trim() ? undefined : 'Enter the client ID.'),
+};
+
+/** The box that asks for a client secret, hiding what is typed; blank is refused. */
+export const CLIENT_SECRET_BOX = {
+  prompt: 'Client secret (kept in VS Code secret storage)',
+  password: true,
+  validate: (value: string): string | undefined => (value.trim() ? undefined : 'Enter the client secret.'),
+};
+
 /** Client ID and secret, in two boxes that refuse blank values; the ID comes back trimmed. */
-export async function askForCredentials(draft: Credentials, title: (step: 1 | 2) => string): Promise<Credentials | undefined> {
+async function askForCredentials(draft: Credentials, title: (step: 1 | 2) => string): Promise<Credentials | undefined> {
   const clientId = await vscode.window.showInputBox({
     title: title(1),
-    prompt: 'Client ID (kept in VS Code secret storage)',
+    prompt: CLIENT_ID_BOX.prompt,
     value: draft.clientId,
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() ? undefined : 'Enter the client ID.'),
+    validateInput: CLIENT_ID_BOX.validate,
   });
   if (clientId === undefined) return undefined;
   const clientSecret = await vscode.window.showInputBox({
     title: title(2),
-    prompt: 'Client secret (kept in VS Code secret storage)',
+    prompt: CLIENT_SECRET_BOX.prompt,
     value: draft.clientSecret,
-    password: true,
+    password: CLIENT_SECRET_BOX.password,
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() ? undefined : 'Enter the client secret.'),
+    validateInput: CLIENT_SECRET_BOX.validate,
   });
   if (clientSecret === undefined) return undefined;
   return { clientId: clientId.trim(), clientSecret };

@@ -3,12 +3,14 @@
 // (a modal naming both hosts), secrets of entries deleted by hand are deleted too, Set
 // Credentials refuses blank values and tests before storing, Add Connection's optional last
 // step sets the data prefix and namespaces, and Edit Connection in Settings opens the entry.
-// Prompts are answered by replacing VS Code's prompt functions with a script, as a person
-// would answer them; everything behind them (settings, SecretStorage, HTTP) is real.
+// Prompts are answered by replacing VS Code's prompt functions (and its input boxes and quick
+// picks, with the stand-ins of fakeQuickInputs.ts) with a script, as a person would answer
+// them; everything behind them (settings, SecretStorage, HTTP) is real.
 
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
+import { FakeQuickInputs, type FakeWidget } from '../../support/fakeQuickInputs';
 import type { ExplorerNode } from '../../../src/extension/explorer/explorerNodes';
 import type { DataQueryExtensionApi } from '../../../src/extension/extension';
 import { activateExtension, addEmulatorConnection, connectionsSetting, labels, nextRedraw, requestsOf, setConnections } from './vscodeHelpers';
@@ -29,12 +31,18 @@ interface Prompt {
 
 type Script = (prompt: Prompt) => unknown;
 
-/** Answers the extension's prompts with `script` until the returned function is called. */
+/**
+ * Answers the extension's prompts with `script` until the returned function is called. An
+ * input box or quick pick made with createInputBox or createQuickPick is asked about with its
+ * heading (title and step counter, as VS Code draws it) once its items have loaded: a string
+ * answer is typed or picked and Enter pressed, undefined presses Escape.
+ */
 function answerPrompts(script: Script): { asked: Prompt[]; restore(): void } {
   const window = vscode.window as unknown as Record<string, unknown>;
-  const names = ['showInputBox', 'showQuickPick', 'showWarningMessage', 'showErrorMessage', 'showInformationMessage'] as const;
+  const names = ['showInputBox', 'showQuickPick', 'showWarningMessage', 'showErrorMessage', 'showInformationMessage', 'createInputBox', 'createQuickPick'] as const;
   const originals = new Map(names.map((n) => [n, window[n]]));
   const asked: Prompt[] = [];
+  const failures: unknown[] = [];
   const ask = (prompt: Prompt): unknown => {
     asked.push(prompt);
     return script(prompt);
@@ -47,6 +55,24 @@ function answerPrompts(script: Script): { asked: Prompt[]; restore(): void } {
     const chosen = ask({ kind: 'pick', title: options.title, choices: list.map(label) });
     return list.find((i) => label(i) === chosen);
   };
+  const quickInputs = new FakeQuickInputs(vscode.QuickInputButtons.Back);
+  const answer = async (widget: FakeWidget): Promise<void> => {
+    // the extension goes on after show() returns; answer once it has
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (widget.kind === 'pick') await widget.loaded();
+    const chosen = ask({ kind: widget.kind, title: widget.heading, value: widget.value, choices: widget.kind === 'pick' ? widget.labels : [] });
+    if (typeof chosen !== 'string') widget.escape();
+    else if (widget.kind === 'pick') await widget.choose(chosen);
+    else widget.enter(chosen);
+  };
+  const answering = quickInputs.onDidShow((widget) => {
+    answer(widget).catch((err: unknown) => {
+      failures.push(err);
+      if (widget.visible) widget.escape();
+    });
+  });
+  window.createInputBox = () => quickInputs.createInputBox();
+  window.createQuickPick = () => quickInputs.createQuickPick();
   const message =
     (kind: 'warning' | 'error') =>
     async (text: string, ...rest: unknown[]) => {
@@ -59,7 +85,9 @@ function answerPrompts(script: Script): { asked: Prompt[]; restore(): void } {
   return {
     asked,
     restore: () => {
+      answering.dispose();
       for (const [n, f] of originals) window[n] = f;
+      if (failures.length > 0) throw failures[0];
     },
   };
 }
@@ -218,23 +246,25 @@ describe('Connection credentials and the service they were saved for', function 
     await setConnectionsSeen([{ name: 'Other', sample: true }]);
     const answers = ['Prefixed', second.baseUrl, SHARED.clientId, SHARED.clientSecret];
     let options = 0;
+    // the steps are titled "Add Connection (n/5)"; a setting of the last step "Add Connection: Data prefix (5/5)"
+    const step = /^Add Connection \(\d\/5\)$/;
     script = answerPrompts((prompt) => {
-      if (prompt.kind === 'input' && /\(\d\/5\)$/.test(prompt.title ?? '')) return answers.shift();
+      if (prompt.kind === 'input' && step.test(prompt.title ?? '')) return answers.shift();
       if (prompt.kind === 'pick') {
         options++;
         return options === 1 ? 'Data prefix' : options === 2 ? 'Namespaces' : prompt.choices[0];
       }
-      if (prompt.kind === 'input' && prompt.title?.endsWith('Data prefix')) {
+      if (prompt.kind === 'input' && prompt.title?.startsWith('Add Connection: Data prefix')) {
         assert.equal(prompt.value, 'dap', 'the default is shown');
         return '/gw/';
       }
-      if (prompt.kind === 'input' && prompt.title?.endsWith('Namespaces')) return ' canvas , ';
+      if (prompt.kind === 'input' && prompt.title?.startsWith('Add Connection: Namespaces')) return ' canvas , ';
       return undefined;
     });
     await vscode.commands.executeCommand('dataQuery.addConnection');
     script.restore();
     assert.deepEqual(
-      script.asked.filter((p) => p.kind !== 'input' || /\(\d\/5\)$/.test(p.title ?? '')).map((p) => p.title),
+      script.asked.filter((p) => p.kind !== 'input' || step.test(p.title ?? '')).map((p) => p.title),
       ['(1/5)', '(2/5)', '(3/5)', '(4/5)', '(5/5)', '(5/5)', '(5/5)'].map((s) => `Add Connection ${s}`),
     );
     assert.deepEqual(connectionsSetting(), [
