@@ -22,10 +22,11 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { JobRecord, ObjectRef } from '../core/contract';
+import { formatDuration } from '../core/durationText';
 import { nullLogger, type Logger } from '../core/logger';
 import { sniffFormat } from '../core/formatSniffer';
 import { objectFileBaseName, resultFileExtension, runFilePath, safeJoin } from '../core/paths';
-import { downloadCancelled, duration, limitOption } from './downloadErrors';
+import { downloadCancelled, limitOption } from './downloadErrors';
 import { RunProgress } from './downloadProgress';
 import { DqError } from './errors';
 import { asLocalIoError } from './localIoError';
@@ -163,7 +164,7 @@ export class ObjectDownloader {
   private checkObjectCount(jobId: string, count: number, max: number): void {
     const budget = this.options.linkBudget;
     const linksMs = budget ? (count / budget.calls) * budget.windowMs : undefined;
-    const estimate = linksMs === undefined || budget === undefined ? '' : `link requests alone would take about ${duration(linksMs)} at ${budget.calls} ${budget.windowMs === 60_000 ? 'a minute' : `per ${duration(budget.windowMs)}`}`;
+    const estimate = linksMs === undefined || budget === undefined ? '' : `link requests alone would take about ${formatDuration(linksMs, 'long')} at ${budget.calls} ${budget.windowMs === 60_000 ? 'a minute' : `per ${formatDuration(budget.windowMs, 'long')}`}`;
     if (count > max) {
       throw new DqError('usage', `Job ${jobId} has ${count} result files, more than the ${max} this client downloads${estimate ? `: ${estimate}` : ''}`, {
         operation: 'download',
