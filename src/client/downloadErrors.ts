@@ -4,10 +4,10 @@
 
 import { formatBytes } from '../core/byteSize';
 import { formatDuration } from '../core/durationText';
-import { DqError } from './errors';
+import { cancelledError, DqError } from './errors';
 
 export function downloadCancelled(): DqError {
-  return new DqError('cancelled', 'The download was cancelled', { operation: 'download' });
+  return cancelledError('The download', { operation: 'download' });
 }
 
 export function linkRefused(label: string, status: number, times: number): DqError {

@@ -28,7 +28,7 @@ import { sniffFormat } from '../core/formatSniffer';
 import { objectFileBaseName, resultFileExtension, runFilePath, safeJoin } from '../core/paths';
 import { downloadCancelled, limitOption } from './downloadErrors';
 import { RunProgress } from './downloadProgress';
-import { DqError } from './errors';
+import { cancelledError, DqError } from './errors';
 import { asLocalIoError } from './localIoError';
 import type { ObjectRun } from './objectAttempt';
 import { fetchObject, type FetchSettings } from './objectFetch';
@@ -150,7 +150,7 @@ export class ObjectDownloader {
       await Promise.all(staged.map((f) => f && fs.rm(f.stagingPath, { force: true }).catch(() => undefined)));
       await removeCreatedFolders(dir, createdFolder);
       if (opts.signal?.aborted) {
-        throw new DqError('cancelled', `Download of job ${job.id} was cancelled`, { operation: 'download' });
+        throw cancelledError(`Download of job ${job.id}`, { operation: 'download' });
       }
       throw err;
     }

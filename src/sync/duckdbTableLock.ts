@@ -6,7 +6,7 @@
 // time: a second run of it waits for the first to release it, then fails. A killed process
 // holds nothing: the file lock ends with it.
 
-import { DqError } from '../client/errors';
+import { cancelledError, DqError } from '../client/errors';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import { lockHolder, type LockHolder } from '../engine/lockHolder';
@@ -62,7 +62,7 @@ export async function whileFileHeld<T>(file: string, attempt: () => Promise<T>, 
       try {
         await o.clock.sleep(Math.min(left, LOCK_RETRY_MS), signal);
       } catch {
-        throw new DqError('cancelled', `The sync was cancelled while waiting for ${file}.`);
+        throw cancelledError('The sync', { after: ` while waiting for ${file}.` });
       }
     }
   }
@@ -100,5 +100,5 @@ async function waitFor(held: Promise<void>, ms: number, clock: Clock, signal?: A
   } finally {
     timer.abort();
   }
-  if (signal?.aborted) throw new DqError('cancelled', 'The sync was cancelled while waiting for a table another sync holds.');
+  if (signal?.aborted) throw cancelledError('The sync', { after: ' while waiting for a table another sync holds.' });
 }

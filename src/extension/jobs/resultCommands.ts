@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
-import { DqError } from '../../client/errors';
+import { cancelledError, DqError } from '../../client/errors';
 import { systemClock } from '../../core/clock';
 import { tableName, type JobEntry } from '../../jobs/jobEntry';
 import { downloadLink } from '../../jobs/linkDownload';
@@ -122,7 +122,7 @@ async function copyLink(services: JobServices, entry: JobEntry, objectId: string
       try {
         const { urls } = await client.createUrls([objectId], { signal: abort.signal, priority: 'user' });
         // a link that arrives after a cancel is not copied
-        if (token.isCancellationRequested) throw new DqError('cancelled', 'Copy Result Link was cancelled; nothing was copied.');
+        if (token.isCancellationRequested) throw cancelledError('Copy Result Link', { after: '; nothing was copied.' });
         return urls[objectId].url;
       } finally {
         cancelling.dispose();

@@ -4,7 +4,7 @@
 // or nothing (it asks).
 
 import * as vscode from 'vscode';
-import { DqError } from '../../client/errors';
+import { cancelledError, DqError } from '../../client/errors';
 import { findColumns, qualifiedName, type ColumnMatch } from '../../core/columnSearch';
 import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
@@ -100,7 +100,7 @@ async function findColumnInteractively(deps: SchemaCommandDeps, known: Connectio
     { location: vscode.ProgressLocation.Notification, title: `Reading the schemas of ${connection.name}`, cancellable: true },
     async (progress, token) => {
       const stop = new AbortController();
-      token.onCancellationRequested(() => stop.abort(new DqError('cancelled', 'Finding a column was cancelled.')));
+      token.onCancellationRequested(() => stop.abort(cancelledError('Finding a column', { after: '.' })));
       let reported = 0;
       return deps.schemas.catalog(connection, namespaces, {
         signal: stop.signal,
