@@ -6,6 +6,7 @@
 
 import { DqError, type ErrorKind } from '../client/errors';
 import { formatBytes } from '../core/byteSize';
+import { formatDuration } from '../core/durationText';
 import { DEFAULT_RATE_LIMITS, OPERATIONS, type Operation } from '../core/contract';
 import { runSync } from '../sync/syncRunner';
 import type { SyncProgress, TableSyncReport } from '../sync/syncReport';
@@ -251,7 +252,7 @@ export function progressText(p: SyncProgress, now = Date.now()): string | undefi
   const name = `${p.namespace}.${p.table}`;
   switch (p.stage) {
     case 'queued':
-      return p.startsAt === undefined ? undefined : `${name}: queued, starts in ${Math.max(0, Math.ceil((p.startsAt - now) / 1000))} s`;
+      return p.startsAt === undefined ? undefined : `${name}: queued, starts in ${formatDuration(p.startsAt - now)}`;
     case 'querying':
       return `${name}: querying`;
     case 'downloading':

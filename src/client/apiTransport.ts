@@ -18,9 +18,10 @@ import type { Operation } from '../core/contract';
 import { nullLogger, safeUrl, type Logger } from '../core/logger';
 import { isRecord } from '../core/isRecord';
 import { errorFromNetwork, errorFromResponse, type RequestedRange } from './errorMapping';
+import { cancelledError } from './errors';
 import type { OperationLimiter } from './operationLimiter';
 import { parseJson } from './responseParsers';
-import { cancelledError, isRetryableStatus, isTransientNetworkError, runWithRetries, type RetryPolicy } from './retryPolicy';
+import { isRetryableStatus, isTransientNetworkError, runWithRetries, type RetryPolicy } from './retryPolicy';
 import type { TokenClient } from './tokenClient';
 import type { CallOptions, Priority, QueueReason } from './types';
 
@@ -113,7 +114,7 @@ export class ApiTransport {
             deadlineMs: options.answerDeadlineMs,
           }).finally(() => slot.answered()); // the server counted the call somewhere before this
         } catch (err) {
-          if (signal?.aborted) throw cancelledError(operation);
+          if (signal?.aborted) throw cancelledError(operation, { operation });
           const mapped = errorFromNetwork(err, operation, shown, signal);
           this.logger.debug(`${req.method} ${operation} failed after ${options.clock.now() - started} ms: ${mapped.message}`);
           if (isTransientNetworkError(err)) return { failed: { error: mapped } };

@@ -3,10 +3,11 @@
 // trickles, and limits given wrongly by a caller.
 
 import { formatBytes } from '../core/byteSize';
-import { DqError } from './errors';
+import { formatDuration } from '../core/durationText';
+import { cancelledError, DqError } from './errors';
 
 export function downloadCancelled(): DqError {
-  return new DqError('cancelled', 'The download was cancelled', { operation: 'download' });
+  return cancelledError('The download', { operation: 'download' });
 }
 
 export function linkRefused(label: string, status: number, times: number): DqError {
@@ -61,7 +62,7 @@ export function objectTooLarge(label: string, max: number, announced?: number): 
 }
 
 export function tooSlow(label: string, got: number, windowMs: number, perSecond: number): DqError {
-  return new DqError('network', `The object host sent ${label} too slowly: ${got} bytes in ${duration(windowMs)}, less than ${formatBytes(perSecond)} a second`, {
+  return new DqError('network', `The object host sent ${label} too slowly: ${got} bytes in ${formatDuration(windowMs, 'long')}, less than ${formatBytes(perSecond)} a second`, {
     operation: 'download',
     details: { bytesInWindow: got, windowMs },
     hint: 'The network or the object host is overloaded; try again later, or check the network and proxy.',
@@ -76,11 +77,4 @@ export function limitOption(name: string, value: number): number {
 
 function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** A length of time as the largest fitting unit: `42 hours`, `50 minutes`, `30 s`. */
-export function duration(ms: number): string {
-  if (ms >= 2 * 3_600_000) return `${Math.round(ms / 3_600_000)} hours`;
-  if (ms >= 2 * 60_000) return `${Math.round(ms / 60_000)} minutes`;
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -6,7 +6,7 @@
 import type { Operation, ServiceErrorBody } from '../core/contract';
 import { isRecord } from '../core/isRecord';
 import { redact } from '../core/logger';
-import { DqError, type ErrorKind } from './errors';
+import { cancelledError, DqError, type ErrorKind } from './errors';
 import { ProxyRefusalError, proxyRefusalStatus } from './proxyRefusal';
 import { errorCode, SLOW_ANSWER_CODE } from './retryPolicy';
 
@@ -305,7 +305,7 @@ export function errorFromResponse(facts: ResponseFacts): DqError {
 export function errorFromNetwork(err: unknown, operation: CallName, target: string, signal?: AbortSignal): DqError {
   if (err instanceof DqError) return err;
   if (signal?.aborted) {
-    return new DqError('cancelled', `${operationLabel(operation)} was cancelled`, { operation });
+    return cancelledError(operationLabel(operation), { operation });
   }
   const refusal = proxyRefusalStatus(err);
   if (refusal !== undefined) return proxyRefused(err, refusal, operation, target);

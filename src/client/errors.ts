@@ -85,6 +85,15 @@ export function safeCause(err: unknown, depth = 0): unknown {
   return copy;
 }
 
+/**
+ * Work its caller or the user stopped: `<what> was cancelled`, and `after` as it goes on
+ * (`.`, ` while waiting for x.`, `; nothing was copied.`).
+ */
+export function cancelledError(what: string, init: DqErrorInit & { after?: string } = {}): DqError {
+  const { after = '', ...rest } = init;
+  return new DqError('cancelled', `${what} was cancelled${after}`, rest);
+}
+
 export function isDqError(err: unknown): err is DqError {
   return err instanceof DqError;
 }

@@ -22,12 +22,13 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { JobRecord, ObjectRef } from '../core/contract';
+import { formatDuration } from '../core/durationText';
 import { nullLogger, type Logger } from '../core/logger';
 import { sniffFormat } from '../core/formatSniffer';
 import { objectFileBaseName, resultFileExtension, runFilePath, safeJoin } from '../core/paths';
-import { downloadCancelled, duration, limitOption } from './downloadErrors';
+import { downloadCancelled, limitOption } from './downloadErrors';
 import { RunProgress } from './downloadProgress';
-import { DqError } from './errors';
+import { cancelledError, DqError } from './errors';
 import { asLocalIoError } from './localIoError';
 import type { ObjectRun } from './objectAttempt';
 import { fetchObject, type FetchSettings } from './objectFetch';
@@ -149,7 +150,7 @@ export class ObjectDownloader {
       await Promise.all(staged.map((f) => f && fs.rm(f.stagingPath, { force: true }).catch(() => undefined)));
       await removeCreatedFolders(dir, createdFolder);
       if (opts.signal?.aborted) {
-        throw new DqError('cancelled', `Download of job ${job.id} was cancelled`, { operation: 'download' });
+        throw cancelledError(`Download of job ${job.id}`, { operation: 'download' });
       }
       throw err;
     }
@@ -163,7 +164,7 @@ export class ObjectDownloader {
   private checkObjectCount(jobId: string, count: number, max: number): void {
     const budget = this.options.linkBudget;
     const linksMs = budget ? (count / budget.calls) * budget.windowMs : undefined;
-    const estimate = linksMs === undefined || budget === undefined ? '' : `link requests alone would take about ${duration(linksMs)} at ${budget.calls} ${budget.windowMs === 60_000 ? 'a minute' : `per ${duration(budget.windowMs)}`}`;
+    const estimate = linksMs === undefined || budget === undefined ? '' : `link requests alone would take about ${formatDuration(linksMs, 'long')} at ${budget.calls} ${budget.windowMs === 60_000 ? 'a minute' : `per ${formatDuration(budget.windowMs, 'long')}`}`;
     if (count > max) {
       throw new DqError('usage', `Job ${jobId} has ${count} result files, more than the ${max} this client downloads${estimate ? `: ${estimate}` : ''}`, {
         operation: 'download',

@@ -14,7 +14,7 @@
 import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
 import { nullLogger, type Logger } from '../core/logger';
-import { DqError } from './errors';
+import { cancelledError, DqError } from './errors';
 import { DEFAULT_MAX_WAIT_MS, waitTooLongError } from './retryPolicy';
 import type { BudgetSnapshot, Priority, QueueReason } from './types';
 
@@ -295,5 +295,5 @@ function label(operation: Gate): string {
 }
 
 function cancelled(operation: Gate): DqError {
-  return new DqError('cancelled', `Waiting to call ${operation} was cancelled`, { operation });
+  return cancelledError(`Waiting to call ${operation}`, { operation });
 }

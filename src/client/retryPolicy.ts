@@ -5,7 +5,7 @@
 
 import type { Clock } from '../core/clock';
 import { isoUtc } from '../core/isoTime';
-import { DqError } from './errors';
+import { cancelledError, DqError } from './errors';
 
 export interface RetryPolicy {
   /** attempts after the first */
@@ -132,7 +132,7 @@ export function waitTooLongError(maxWaitMs: number, facts: WaitTooLong): DqError
 
 /** Sleeps on the clock; an abort becomes a `cancelled` DqError naming the operation. */
 export function waitOrCancel(clock: Clock, ms: number, signal: AbortSignal | undefined, operation: string): Promise<void> {
-  return sleepOrCancel(clock, ms, signal, () => cancelledError(operation));
+  return sleepOrCancel(clock, ms, signal, () => cancelledError(operation, { operation }));
 }
 
 async function sleepOrCancel(clock: Clock, ms: number, signal: AbortSignal | undefined, cancelled: () => Error): Promise<void> {
@@ -206,7 +206,7 @@ export interface RetryRun {
    * call has no retry left.
    */
   pause?: (ms: number) => void;
-  /** the error for a call cancelled before an attempt or during a wait (default `cancelledError(operation)`) */
+  /** the error for a call cancelled before an attempt or during a wait (default `<operation> was cancelled`) */
   cancelled?: () => Error;
   /** told of every retry before its wait; `retry` counts from 1 */
   onRetry?: (retry: { failure: RetryFailure; delayMs: number; retry: number; maxRetries: number }) => void;
@@ -221,7 +221,7 @@ export interface RetryRun {
 export async function runWithRetries<T>(run: RetryRun, attempt: (retries: number) => Promise<AttemptResult<T>>): Promise<T> {
   const { policy, clock, signal, pause } = run;
   const budget = run.budget ?? countedRetries(policy.maxRetries);
-  const cancelled = run.cancelled ?? (() => cancelledError(run.operation));
+  const cancelled = run.cancelled ?? (() => cancelledError(run.operation, { operation: run.operation }));
   for (;;) {
     if (signal?.aborted) throw cancelled();
     const result = await attempt(budget.spent);
@@ -248,10 +248,6 @@ export async function runWithRetries<T>(run: RetryRun, attempt: (retries: number
     run.onRetry?.({ failure, delayMs: delay, retry: budget.spent, maxRetries: policy.maxRetries });
     if (!atGate) await sleepOrCancel(clock, delay, signal, cancelled);
   }
-}
-
-export function cancelledError(operation: string): DqError {
-  return new DqError('cancelled', `${operation} was cancelled`, { operation });
 }
 
 /** Full jitter: uniform in [0, min(maxMs, baseMs * 2^retry)). `retry` counts from 0. */

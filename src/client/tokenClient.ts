@@ -13,10 +13,10 @@ import type { Clock } from '../core/clock';
 import { jwtExpiryMs } from '../core/jwtCodec';
 import { holdSecret, nullLogger, safeUrl, type Logger } from '../core/logger';
 import { errorFromNetwork, errorFromResponse } from './errorMapping';
-import { DqError } from './errors';
+import { cancelledError, DqError } from './errors';
 import type { OperationLimiter } from './operationLimiter';
 import { parseTokenResponse } from './responseParsers';
-import { cancelledError, isRetryableStatus, isTransientNetworkError, runWithRetries, type RetryPolicy } from './retryPolicy';
+import { isRetryableStatus, isTransientNetworkError, runWithRetries, type RetryPolicy } from './retryPolicy';
 import type { CredentialSource, Credentials } from './types';
 
 /** Lifetime assumed when neither `exp` nor `expires_in` says anything. */
@@ -102,7 +102,7 @@ export class TokenClient {
   }
 
   private shared(signal?: AbortSignal): Promise<string> {
-    if (signal?.aborted) return Promise.reject(cancelledError(OPERATION));
+    if (signal?.aborted) return Promise.reject(cancelledError(OPERATION, { operation: OPERATION }));
     const flight = this.flight ?? this.takeOff();
     if (!signal) {
       flight.pinned = true;
@@ -119,7 +119,7 @@ export class TokenClient {
         return --flight.waiting === 0;
       };
       const onAbort = (): void => {
-        reject(cancelledError(OPERATION));
+        reject(cancelledError(OPERATION, { operation: OPERATION }));
         if (leave() && !flight.pinned) this.abandon(flight);
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -198,7 +198,7 @@ export class TokenClient {
             deadlineMs: options.answerDeadlineMs,
           });
         } catch (err) {
-          if (signal.aborted) throw cancelledError(OPERATION);
+          if (signal.aborted) throw cancelledError(OPERATION, { operation: OPERATION });
           const mapped = errorFromNetwork(err, 'login', safeUrl(options.loginUrl));
           if (isTransientNetworkError(err)) return { failed: { error: mapped } };
           throw mapped;

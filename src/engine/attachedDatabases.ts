@@ -5,6 +5,7 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { EngineError, toEngineError } from './engineErrors';
 import type { AttachedDatabase } from './engineProtocol';
+import { lockHolder } from './lockHolder';
 import { quoteIdent, quoteString } from './sqlText';
 import { SerialQueue } from '../core/serialQueue';
 
@@ -87,11 +88,12 @@ export class AttachedDatabases {
 /** Why a database file could not be opened, in words that say what to do. */
 function attachError(database: AttachedDatabase, err: unknown): EngineError {
   const raw = err instanceof Error ? err.message : String(err);
-  const holder = /Conflicting lock is held in (.*?) \(PID (\d+)\)/.exec(raw);
+  const holder = lockHolder(raw);
   if (holder) {
+    const who = [holder.program, holder.pid === undefined ? undefined : `PID ${holder.pid}`].filter(Boolean).join(', ');
     return new EngineError(
       'io',
-      `The database ${database.path} is open for writing by another process (${holder[1]}, PID ${holder[2]}), such as a sync that is running. Run the statement again when it has finished.`,
+      `The database ${database.path} is open for writing by another process${who ? ` (${who})` : ''}, such as a sync that is running. Run the statement again when it has finished.`,
     );
   }
   if (/database does not exist/i.test(raw)) {

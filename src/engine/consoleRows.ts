@@ -16,7 +16,7 @@
 // part-way ends like a short one: DuckDB's Node client hands out an empty chunk, not the error).
 
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
-import { EngineError, toEngineError } from './engineErrors';
+import { cancelledError, EngineError, toEngineError } from './engineErrors';
 import type { AttachedDatabase, KeptSqlPage, ResultColumn } from './engineProtocol';
 import { readableTypeOf } from './sourcePlan';
 import { CUT_ROWS, readShaped, type RowShape } from './longValues';
@@ -143,10 +143,10 @@ export class ConsoleRows {
     try {
       await first;
       // a cancel that came as the rows were kept: they are let go, as those of one that came earlier
-      if (work.cancelled && !answered) throw new EngineError('cancelled', 'The query was cancelled.');
+      if (work.cancelled && !answered) throw cancelledError();
     } catch (err) {
       await this.drop(id);
-      throw work.cancelled ? new EngineError('cancelled', 'The query was cancelled.') : err;
+      throw work.cancelled ? cancelledError() : err;
     }
     const rows = await this.rows(id, 0, limit);
     return { columns: kept.columns, rows, offset: 0, statementKind, ...(kept.done ? { total: kept.rows } : {}) };
@@ -245,7 +245,7 @@ export class ConsoleRows {
     if (!kept) return Promise.reject(this.gone(id));
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
-        if (work?.cancelled) reject(new EngineError('cancelled', 'The query was cancelled.'));
+        if (work?.cancelled) reject(cancelledError());
         else if (kept.failure) reject(kept.failure);
         else if (!this.kept.has(id)) reject(this.gone(id));
         else if (kept.done || enough(kept)) resolve(kept);

@@ -7,9 +7,9 @@ import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResultReader } fr
 import type { AttachedDatabases } from './attachedDatabases';
 import type { ConsoleRows } from './consoleRows';
 import type { ConsoleViews } from './consoleViews';
-import { EngineError, toEngineError } from './engineErrors';
+import { cancelledError, EngineError, toEngineError } from './engineErrors';
 import type { AttachedDatabase, KeptSqlPage, ResultColumn, SqlPage } from './engineProtocol';
-import { cancelledError, whole, type RunWork, type Work } from './engineWork';
+import { whole, type RunWork, type Work } from './engineWork';
 import { jsonRows } from './rowValues';
 import { readableTypeOf } from './sourcePlan';
 

@@ -5,8 +5,8 @@
 
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { performance } from 'node:perf_hooks';
-import { toEngineError } from './engineErrors';
-import { cancelledError, type Work } from './engineWork';
+import { cancelledError, toEngineError } from './engineErrors';
+import type { Work } from './engineWork';
 import type { DamageChecks } from './damageChecks';
 import { allFiles, type OpenResult } from './openResult';
 

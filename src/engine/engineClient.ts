@@ -13,7 +13,7 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { nullLogger, type Logger } from '../core/logger';
-import { EngineError, isEngineError } from './engineErrors';
+import { cancelledError, EngineError, isEngineError } from './engineErrors';
 import type {
   AttachedDatabase,
   ExportSource,
@@ -269,7 +269,7 @@ export class EngineClient {
 
   private async call<M extends Method>(method: M, params: RequestParams[M], signal?: AbortSignal, onProgress?: (rows: number) => void): Promise<RequestResults[M]> {
     if (this.disposed) throw new EngineError('cancelled', 'The SQL engine was shut down.');
-    if (signal?.aborted) throw new EngineError('cancelled', 'The query was cancelled.');
+    if (signal?.aborted) throw cancelledError();
     clearTimeout(this.idleTimer);
     const child = await this.ready();
     return this.request(child, method, params, signal, onProgress);

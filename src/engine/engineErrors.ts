@@ -21,6 +21,11 @@ export class EngineError extends Error {
   }
 }
 
+/** A query its caller stopped: a cancel, or an abort signal. */
+export function cancelledError(): EngineError {
+  return new EngineError('cancelled', 'The query was cancelled.');
+}
+
 export function isEngineError(err: unknown): err is EngineError {
   return err instanceof EngineError;
 }
@@ -132,7 +137,7 @@ function outsideFolders(file: string, origin: StatementOrigin): EngineError {
 /** An EngineError for a DuckDB failure: its first line plus what to do next, and for the user's SQL the lines that point at the mistake. */
 function fromDuckDbError(err: unknown, origin: StatementOrigin): EngineError {
   const raw = (err instanceof Error ? err.message : String(err)).replace(EXTRACT_PREFIX, '');
-  if (kindOfDuckDbMessage(raw) === 'cancelled') return new EngineError('cancelled', 'The query was cancelled.');
+  if (kindOfDuckDbMessage(raw) === 'cancelled') return cancelledError();
   const damaged = raw.indexOf(DAMAGED_VIEW_MARK);
   if (damaged >= 0) return new EngineError('corrupt', raw.slice(damaged + DAMAGED_VIEW_MARK.length).split('\n')[0].trim());
   const [head, ...rest] = raw.split('\n');

@@ -4,6 +4,7 @@
 
 import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { loadDuckDb, type DuckDbModule } from './duckdbModule';
 import { toEngineError } from './engineErrors';
 import type { FromHost, HostSettings, RequestParams, ToHost } from './engineProtocol';
 import { KeptCopies } from './keptCopies';
@@ -11,8 +12,6 @@ import { ENGINE_SETTINGS, sandboxStatements } from './engineSettings';
 import type { Work } from './engineWork';
 import { ResultEngine } from './resultEngine';
 import { isProcessRunning } from '../core/processAlive';
-
-type DuckDbModule = typeof import('@duckdb/node-api');
 
 const INTERRUPT_REPEAT_MS = 50;
 
@@ -24,18 +23,10 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
-function loadDuckDb(): DuckDbModule | string {
-  try {
-    return require('@duckdb/node-api') as DuckDbModule;
-  } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    return (
-      `The SQL engine (DuckDB) has no working native library for ${process.platform}-${process.arch} (${reason}). ` +
-      'Install the Data Query Explorer package built for this platform; builds exist for Windows and macOS (x64, arm64) and Linux (x64, arm64, glibc and musl). ' +
-      'Everything else in the extension keeps working.'
-    );
-  }
-}
+/** What the extension does without DuckDB, after the loader's words naming the platform. */
+const MISSING_LIBRARY_HINT =
+  'Install the Data Query Explorer package built for this platform to preview results and use the SQL console; builds exist for Windows and macOS (x64, arm64) and Linux (x64, arm64, glibc and musl). ' +
+  'Everything else in the extension keeps working.';
 
 /** A private folder for spill files and converted results; folders of engines that died are removed. */
 async function prepareWorkDir(tempDir: string): Promise<string> {
@@ -120,9 +111,11 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
 
 async function main(): Promise<void> {
   const settings = JSON.parse(process.argv[2] ?? '{}') as HostSettings;
-  const duckdb = loadDuckDb();
-  if (typeof duckdb === 'string') {
-    send({ type: 'failed', kind: 'binding', message: duckdb });
+  let duckdb: DuckDbModule;
+  try {
+    duckdb = loadDuckDb();
+  } catch (err) {
+    send({ type: 'failed', kind: 'binding', message: `${toEngineError(err).message} ${MISSING_LIBRARY_HINT}` });
     process.disconnect?.();
     return;
   }

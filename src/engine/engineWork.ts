@@ -2,7 +2,7 @@
 // cancelling one interrupts only its query.
 
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { EngineError, toEngineError, type StatementOrigin } from './engineErrors';
+import { cancelledError, EngineError, toEngineError, type StatementOrigin } from './engineErrors';
 
 /** One request in flight: the connection running its query, so a cancel can interrupt it. */
 export interface Work {
@@ -13,10 +13,6 @@ export interface Work {
 
 /** Runs a task on a connection of its own (`run` of the engine's parts). */
 export type RunWork = <T>(work: Work, task: (conn: DuckDBConnection) => Promise<T>, origin?: StatementOrigin) => Promise<T>;
-
-export function cancelledError(): EngineError {
-  return new EngineError('cancelled', 'The query was cancelled.');
-}
 
 /** `run` over `db`: a failure is judged by where its statement came from (`sql`: the user's). */
 export function workRunner(db: DuckDBInstance): RunWork {

@@ -13,7 +13,7 @@ import { open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { EngineError, isEngineError } from './engineErrors';
+import { cancelledError, isEngineError } from './engineErrors';
 import { countRecords, damagedFile, type Restart } from './fileLines';
 import { streamFrom, type GzipIndex } from './gzipIndex';
 import type { IndexAnswer } from './gzipIndexWorker';
@@ -162,7 +162,7 @@ function readToEnd(path: string, windows: string | undefined, cancelled: () => b
       answered = true;
       clearInterval(poll);
       // settled once the thread is gone, so that its windows file is not written after it is deleted
-      const stopped = (): void => reject(new EngineError('cancelled', 'The query was cancelled.'));
+      const stopped = (): void => reject(cancelledError());
       worker.terminate().then(stopped, stopped);
     }, CANCEL_POLL_MS);
     const settle = (answer: IndexAnswer | undefined): void => {
@@ -217,7 +217,7 @@ class Slots {
         if (!cancelled()) return;
         clearInterval(poll);
         this.waiting.splice(this.waiting.indexOf(turn), 1);
-        reject(new EngineError('cancelled', 'The query was cancelled.'));
+        reject(cancelledError());
       }, CANCEL_POLL_MS);
       this.waiting.push(turn);
     });
@@ -241,7 +241,7 @@ export function untilCancelled<T>(promise: Promise<T>, cancelled: () => boolean)
     const poll = setInterval(() => {
       if (!cancelled()) return;
       clearInterval(poll);
-      reject(new EngineError('cancelled', 'The query was cancelled.'));
+      reject(cancelledError());
     }, CANCEL_POLL_MS);
     promise.then(
       (value) => {

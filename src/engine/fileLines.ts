@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { EngineError, isZlibError } from './engineErrors';
+import { cancelledError, EngineError, isZlibError } from './engineErrors';
 import { onlyWhiteSpace } from './gzipIndex';
 
 /** The longest line a window reads; a longer one fails the read (the caller then parses the records). */
@@ -154,7 +154,7 @@ async function scan(path: string, o: LineWindow, around: Around, restart?: Resta
   };
   try {
     for await (const read of text as AsyncIterable<Buffer>) {
-      if (o.cancelled?.()) throw new EngineError('cancelled', 'The query was cancelled.');
+      if (o.cancelled?.()) throw cancelledError();
       passed += read.length;
       const chunk = skip > 0 ? read.subarray(Math.min(skip, read.length)) : read;
       skip -= read.length - chunk.length;

@@ -5,6 +5,7 @@ import type { BudgetSnapshot } from '../client/types';
 import type { Operation } from '../core/contract';
 import { dataPoint, isActive, tableName, type JobEntry, type JobFailure, type QueueWait } from './jobEntry';
 import { formatBytes } from '../core/byteSize';
+import { formatAge, formatDuration } from '../core/durationText';
 import { markdownCode, markdownInline } from '../core/markdownText';
 
 const OPERATION_NAMES: Record<Operation, string> = {
@@ -14,21 +15,6 @@ const OPERATION_NAMES: Record<Operation, string> = {
   getJob: 'job status',
   createUrls: 'download links',
 };
-
-/** A span of time as a person reads it: `23 s`, `75 s`, `4 min`, `3 h`, `2 d`. */
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  if (s < 100) return `${s} s`;
-  const min = Math.round(s / 60);
-  if (min < 60) return `${min} min`;
-  const h = Math.round(min / 60);
-  if (h < 48) return `${h} h`;
-  return `${Math.round(h / 24)} d`;
-}
-
-export function formatAge(since: number, now: number): string {
-  return now - since < 10_000 ? 'just now' : `${formatDuration(now - since)} ago`;
-}
 
 /** `2026-11-20 08:00 UTC` from an ISO time. */
 export function formatPoint(iso: string): string {

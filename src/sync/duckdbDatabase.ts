@@ -10,6 +10,8 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DqError, isDqError } from '../client/errors';
+import { loadDuckDb, type DuckDbModule } from '../engine/duckdbModule';
+import { isEngineError } from '../engine/engineErrors';
 import { duckdbFailure } from './duckdbErrors';
 import { prepareMetaTable } from './duckdbMetaTable';
 import { whileFileHeld, type DuckdbLockOptions } from './duckdbTableLock';
@@ -80,7 +82,7 @@ export async function withConnection<T>(database: OpenDatabase, file: string, wh
 
 /** Opens the file, waiting a bounded time while another process holds it; creates (or brings up to date) the meta table. */
 async function openFile(file: string, o: DuckdbOpenOptions, signal?: AbortSignal): Promise<OpenDatabase> {
-  const duckdb = loadDuckDb();
+  const duckdb = duckdbModule();
   if (!o.readOnly) await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const options: Record<string, string> = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' };
   if (o.readOnly) options.access_mode = 'READ_ONLY';
@@ -114,15 +116,12 @@ async function openFile(file: string, o: DuckdbOpenOptions, signal?: AbortSignal
   }
 }
 
-type DuckDbModule = typeof import('@duckdb/node-api');
-
-/** Loaded on first use, so dq commands that never sync to DuckDB never load the native library. */
-function loadDuckDb(): DuckDbModule {
+/** The DuckDB module, loaded on first use; without a native library for this platform, a DqError saying what to do instead. */
+function duckdbModule(): DuckDbModule {
   try {
-    return require('@duckdb/node-api') as DuckDbModule;
+    return loadDuckDb();
   } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    throw new DqError('io', `DuckDB has no working native library for ${process.platform}-${process.arch} (${reason}).`, {
+    throw new DqError('io', isEngineError(err) ? err.message : String(err), {
       hint: 'Install a build of this tool for this platform, or sync to PostgreSQL (--to postgresql://...).',
     });
   }

@@ -3,12 +3,12 @@
 // line may have, and result files DuckDB cannot load (invalidResponse). Each says the database
 // stays at its last complete sync.
 
-import { DqError, isDqError } from '../client/errors';
+import { cancelledError, DqError, isDqError } from '../client/errors';
 import { recordTooLong } from './jsonEscapes';
 
 /** A run stopped by its abort signal: the table and its meta row stay as they were. */
 export function duckdbCancelled(what: string): DqError {
-  return new DqError('cancelled', `The sync of ${what} was cancelled; its table and sync state stay as they were.`);
+  return cancelledError(`The sync of ${what}`, { after: '; its table and sync state stay as they were.' });
 }
 
 /** A DuckDB failure on `what` in the database `file` as a DqError; a DqError passes as it is. */

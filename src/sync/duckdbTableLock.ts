@@ -6,9 +6,10 @@
 // time: a second run of it waits for the first to release it, then fails. A killed process
 // holds nothing: the file lock ends with it.
 
-import { DqError } from '../client/errors';
+import { cancelledError, DqError } from '../client/errors';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
+import { lockHolder, type LockHolder } from '../engine/lockHolder';
 import { releaseOnce, type ReleaseLock } from './targetLock';
 
 export interface DuckdbLockOptions {
@@ -28,6 +29,12 @@ function waitText(ms: number): string {
   return ms >= 10_000 || ms % 1000 === 0 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** `process 4242 (/usr/bin/node)`, or as much of it as DuckDB could tell. */
+function holderText({ program, pid }: LockHolder): string {
+  if (pid === undefined) return program ?? 'another process';
+  return program ? `process ${pid} (${program})` : `process ${pid}`;
+}
+
 /**
  * Runs `attempt` (opening the file) again while it fails for a lock another process holds,
  * up to `lockWaitMs`; any other failure is thrown as it came.
@@ -40,9 +47,9 @@ export async function whileFileHeld<T>(file: string, attempt: () => Promise<T>, 
       return await attempt();
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      const holder = /Conflicting lock is held in (.+?)(?: \(PID (\d+)\))?(?:\.|$)/m.exec(message);
+      const holder = lockHolder(message);
       if (!holder) throw err;
-      const who = holder[2] ? `process ${holder[2]} (${holder[1]})` : holder[1];
+      const who = holderText(holder);
       const left = deadline - o.clock.now();
       if (left <= 0) {
         throw new DqError('io', `The sync database ${file} is in use by ${who}; waited ${Math.round(o.lockWaitMs / 1000)} s for it.`, {
@@ -55,7 +62,7 @@ export async function whileFileHeld<T>(file: string, attempt: () => Promise<T>, 
       try {
         await o.clock.sleep(Math.min(left, LOCK_RETRY_MS), signal);
       } catch {
-        throw new DqError('cancelled', `The sync was cancelled while waiting for ${file}.`);
+        throw cancelledError('The sync', { after: ` while waiting for ${file}.` });
       }
     }
   }
@@ -93,5 +100,5 @@ async function waitFor(held: Promise<void>, ms: number, clock: Clock, signal?: A
   } finally {
     timer.abort();
   }
-  if (signal?.aborted) throw new DqError('cancelled', 'The sync was cancelled while waiting for a table another sync holds.');
+  if (signal?.aborted) throw cancelledError('The sync', { after: ' while waiting for a table another sync holds.' });
 }

@@ -6,7 +6,7 @@
 // target read-only and closes it before answering, so the file is not held afterwards.
 
 import { DataQueryClient } from '../client/dataQueryClient';
-import { DqError, isDqError } from '../client/errors';
+import { cancelledError, DqError, isDqError } from '../client/errors';
 import { redact, type Logger } from '../core/logger';
 import type { FromSyncHost, LogLevel, SyncRunRequest, SyncStateSummary, ToSyncHost } from './syncProtocol';
 import type { TableSyncReport } from './syncReport';
@@ -113,7 +113,7 @@ async function serve(message: ToSyncHost): Promise<void> {
 let served = false;
 process.on('message', (message: ToSyncHost) => {
   if (message.type === 'cancel') {
-    stop.abort(new DqError('cancelled', 'The sync was cancelled.'));
+    stop.abort(cancelledError('The sync', { after: '.' }));
     return;
   }
   if (served) return;

@@ -6,7 +6,7 @@
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { DqError, type ErrorKind } from '../client/errors';
+import { cancelledError, DqError, type ErrorKind } from '../client/errors';
 import { nullLogger, redact, type Logger } from '../core/logger';
 import type { SyncProgress, TableSyncReport } from './syncReport';
 import type { FromSyncHost, SyncRunRequest, SyncStateSummary, ToSyncHost } from './syncProtocol';
@@ -67,7 +67,7 @@ export class SyncHostClient {
     signal: AbortSignal | undefined,
     whenKilled?: () => TableSyncReport[],
   ): Promise<Answer> {
-    if (signal?.aborted) return Promise.reject(new DqError('cancelled', 'The sync was cancelled before it started.'));
+    if (signal?.aborted) return Promise.reject(cancelledError('The sync', { after: ' before it started.' }));
     return new Promise<Answer>((resolve, reject) => {
       let answer: Answer | undefined;
       let failure: DqError | undefined;
@@ -115,7 +115,7 @@ export class SyncHostClient {
         if (answer) return resolve(answer);
         if (failure) return reject(failure);
         if (cancelled && whenKilled) return resolve({ type: 'reports', reports: whenKilled() });
-        if (cancelled) return reject(new DqError('cancelled', 'The sync was cancelled.'));
+        if (cancelled) return reject(cancelledError('The sync', { after: '.' }));
         reject(
           new DqError('io', `The sync process stopped unexpectedly (${how ?? `exit code ${code}`}).`, {
             hint: 'Each table stays at its last complete run: run the sync again to go on from there.',

@@ -16,7 +16,7 @@
 // The caller opens the target before and closes it after.
 
 import * as os from 'node:os';
-import { DqError, isCancelled, isDqError } from '../client/errors';
+import { cancelledError, DqError, isCancelled, isDqError } from '../client/errors';
 import type { CallOptions, DownloadedFile, DownloadOptions, WaitOptions } from '../client/types';
 import { systemClock, type Clock } from '../core/clock';
 import type { CreateJobRequest, JobRecord, SchemaEnvelope } from '../core/contract';
@@ -120,7 +120,7 @@ class TableRuns {
     let report: TableSyncReport;
     let release: (() => Promise<void>) | undefined;
     try {
-      if (this.o.signal?.aborted) throw new DqError('cancelled', 'The sync was cancelled before this table started.');
+      if (this.o.signal?.aborted) throw cancelledError('The sync', { after: ' before this table started.' });
       if (refused) throw refused;
       checkTableName(this.o.namespace, table);
       release = await this.o.target.lockTable(this.o.namespace, table, this.o.signal);

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { DqError, isCancelled } from '../client/errors';
+import { cancelledError, DqError, isCancelled } from '../client/errors';
 import { asLocalIoError } from '../client/localIoError';
 import { isProcessRunning } from '../core/processAlive';
 
@@ -55,7 +55,7 @@ async function checkGzip(file: string, signal?: AbortSignal): Promise<void> {
   try {
     await pipeline(createReadStream(file), createGunzip(), discard, { signal });
   } catch (err) {
-    if (signal?.aborted || isCancelled(err)) throw new DqError('cancelled', 'The sync was cancelled while checking the downloaded files.');
+    if (signal?.aborted || isCancelled(err)) throw cancelledError('The sync', { after: ' while checking the downloaded files.' });
     const code = (err as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && !code.startsWith('Z_')) throw asLocalIoError(err, path.dirname(file), 'read a downloaded result file');
     throw new DqError('invalidResponse', `A result file of the job is not whole gzip (${err instanceof Error ? err.message : String(err)}).`, {

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import type { ExplorerNode } from '../explorer/explorerNodes';
-import { registerCommand, registerJobCommand } from '../ui/commands';
+import { registerCommand, registerArgsOrInteractiveCommand } from '../ui/commands';
 import { Commands, EditorCommands } from '../ui/ids';
 import { addConnection, type RevealConnection } from './addConnectionWizard';
 import type { ClientPool } from './clientPool';
@@ -18,16 +18,16 @@ import { setCredentials, setCredentialsFrom } from './credentialCommands';
 
 export function registerConnectionCommands(store: ConnectionStore, pool: ClientPool, logger: Logger, reveal: RevealConnection): vscode.Disposable[] {
   return [
-    registerJobCommand(Commands.addConnection, 'Add Connection', logger, {
+    registerArgsOrInteractiveCommand(Commands.addConnection, 'Add Connection', logger, {
       fromArgs: (args) => addConnectionFrom(args, store, pool, logger),
       interactive: () => addConnection(store, pool, logger, reveal),
     }),
     registerCommand(Commands.trySampleData, () => trySampleData(store, reveal)),
-    registerJobCommand(Commands.setCredentials, 'Set Credentials', logger, {
+    registerArgsOrInteractiveCommand(Commands.setCredentials, 'Set Credentials', logger, {
       fromArgs: (args) => setCredentialsFrom(args, store, pool, logger),
       interactive: (node) => setCredentials(store, pool, logger, node as ExplorerNode | undefined),
     }),
-    registerJobCommand(Commands.editConnection, 'Edit Connection in Settings', logger, {
+    registerArgsOrInteractiveCommand(Commands.editConnection, 'Edit Connection in Settings', logger, {
       fromArgs: (args) => editConnection(connectionNameArg(args)),
       interactive: async (node) => {
         const chosen = await connectionToEdit(store, node as ExplorerNode | undefined);

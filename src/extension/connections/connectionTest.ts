@@ -2,7 +2,7 @@
 // passed, under a progress notification with Cancel.
 
 import * as vscode from 'vscode';
-import { DqError, isCancelled, isDqError } from '../../client/errors';
+import { cancelledError, DqError, isCancelled, isDqError } from '../../client/errors';
 import type { Credentials } from '../../client/types';
 import type { Logger } from '../../core/logger';
 import type { ClientPool } from './clientPool';
@@ -31,7 +31,7 @@ export async function testConnection(
         logger.info(`Connection "${connection.name}" answered with a token.`);
         return undefined;
       } catch (err) {
-        if (isCancelled(err) || abort.signal.aborted) return new DqError('cancelled', `${doing} "${connection.name}" was cancelled.`);
+        if (isCancelled(err) || abort.signal.aborted) return cancelledError(`${doing} "${connection.name}"`, { after: '.' });
         const message = isDqError(err) ? [err.message, err.hint].filter(Boolean).join(' ') : err instanceof Error ? err.message : String(err);
         logger.warn(`Testing "${connection.name}" failed: ${isDqError(err) ? err.describe() : message}`);
         return new DqError(isDqError(err) ? err.kind : 'network', `Could not connect to "${connection.name}": ${message}`);

@@ -14,7 +14,6 @@ import type { Connection } from '../connections/connectionConfig';
 import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
 import type { SchemaModel } from '../schema/schemaModel';
-import { SET_CREDENTIALS_COMMAND } from './explorerRenderer';
 import type { ExplorerNodeIndex } from './explorerNodeIndex';
 import {
   connectionId,
@@ -29,16 +28,10 @@ import {
   type TableNode,
 } from './explorerNodes';
 import type { TableListCache, TableLoader } from './tableListCache';
+import { describeFailure, OPEN_CONNECTION_SETTINGS, type CommandAction, type FailureSubject } from '../ui/describeFailure';
 import { Commands } from '../ui/ids';
 
 export const REFRESH_COMMAND = Commands.refresh;
-
-/** Opens the settings file at the connections, where a name, an address or an opt-in is fixed. */
-const OPEN_CONNECTION_SETTINGS: NodeAction = {
-  title: 'Open Settings',
-  command: 'workbench.action.openSettingsJson',
-  arguments: [{ revealSetting: { key: 'dataQuery.connections' } }],
-};
 
 export interface ExplorerLoaderDeps {
   store: Pick<ConnectionStore, 'read' | 'credentialsState'>;
@@ -284,33 +277,34 @@ export class ExplorerLoader {
     }
   }
 
+  /**
+   * A failure under `parent` in describeFailure's words: its sentence, its facts for the tooltip,
+   * and as the click its kind's step (Set Credentials, Open Settings) or else the Explorer's own.
+   */
   private errorNode(id: string, connection: Connection, parent: ExplorerNode, err: unknown): ExplorerNode {
     const { index } = this.deps;
-    const message = isDqError(err) ? err.message : err instanceof Error ? err.message : String(err);
-    const detail = isDqError(err) ? err.describe() : message;
-    this.deps.logger.warn(`${connection.name}: ${detail}`);
-    const connectionNode = index.get(connectionId(connection.name));
-    let action: NodeAction = { title: 'Retry', command: REFRESH_COMMAND, arguments: [parent] };
-    if (isDqError(err) && err.kind === 'auth' && connection.kind === 'remote') {
-      action = { title: 'Set Credentials', command: SET_CREDENTIALS_COMMAND, arguments: [connectionNode ?? parent] };
-    }
-    if (isDqError(err) && err.kind === 'notFound' && parent.kind === 'table') {
-      const gone = `${parent.namespace}.${parent.table} no longer exists: refresh ${parent.namespace} to list its tables again.`;
-      action = { title: 'Refresh', command: REFRESH_COMMAND, arguments: [index.get(namespaceId(connection.name, parent.namespace)) ?? parent] };
-      return index.child(parent, { kind: 'error', id, message: gone, detail, action });
-    }
-    // asking again cannot help these: the connection's settings must change
-    if (isDqError(err) && err.kind === 'notFound' && parent.kind === 'namespace') {
-      const named = err.details?.kind === 'namespace' && err.details.id !== undefined;
-      const check = named
-        ? `The service has no namespace "${parent.namespace}": check its spelling under "namespaces" in the connection's settings.`
-        : `Listing "${parent.namespace}" found nothing: check the namespace, and the connection's baseUrl and dataPrefix, in its settings.`;
-      return index.child(parent, { kind: 'error', id, message: check, detail, action: OPEN_CONNECTION_SETTINGS });
-    }
-    if (isDqError(err) && err.kind === 'insecure') {
-      const check = `${message.replace(/\.?$/, '.')} Use https:// in the connection's baseUrl, or set "allowInsecureHttp": true in its settings if you trust the network.`;
-      return index.child(parent, { kind: 'error', id, message: check, detail, action: OPEN_CONNECTION_SETTINGS });
-    }
-    return index.child(parent, { kind: 'error', id, message, detail, action });
+    const own = this.ownStep(connection, parent, err);
+    const failure = describeFailure(err, { about: subjectOf(connection, parent), actions: [own] });
+    this.deps.logger.warn(`${connection.name}: ${failure.detail}`);
+    // a sample connection has no credentials to set
+    const step = failure.actions.find((a): a is CommandAction => 'command' in a && (a.command !== Commands.setCredentials || connection.kind === 'remote')) ?? own;
+    const onConnection = index.get(connectionId(connection.name)) ?? parent;
+    const action: NodeAction = { title: step.title, command: step.command, arguments: step.arguments ?? [onConnection] };
+    return index.child(parent, { kind: 'error', id, message: failure.label, detail: failure.detail, action });
   }
+
+  /** Reading the node again, or for a table that is gone, listing its namespace's tables again. */
+  private ownStep(connection: Connection, parent: ExplorerNode, err: unknown): NodeAction {
+    if (isDqError(err) && err.kind === 'notFound' && parent.kind === 'table') {
+      return { title: 'Refresh', command: REFRESH_COMMAND, arguments: [this.deps.index.get(namespaceId(connection.name, parent.namespace)) ?? parent] };
+    }
+    return { title: 'Retry', command: REFRESH_COMMAND, arguments: [parent] };
+  }
+}
+
+/** The connection, namespace and table a node's read was on. */
+function subjectOf(connection: Connection, node: ExplorerNode): FailureSubject {
+  if (node.kind === 'namespace') return { connection: connection.name, namespace: node.namespace };
+  if (node.kind === 'table') return { connection: connection.name, namespace: node.namespace, table: node.table };
+  return { connection: connection.name };
 }

@@ -6,7 +6,7 @@
 
 import { columnNotes, fieldName } from '../../core/schema';
 import { STALE_AFTER_MS } from '../../core/schemaCache';
-import { formatAge } from '../../jobs/statusTexts';
+import { formatAge } from '../../core/durationText';
 import { missingCredentials } from '../connections/clientPool';
 import { markdownCode, markdownInline, markdownText } from '../../core/markdownText';
 import type { ColumnNode, ConnectionNode, ExplorerNode, NamespaceNode, TableNode, WaitingNode } from './explorerNodes';

@@ -7,7 +7,7 @@ import { tableName } from '../../jobs/jobEntry';
 import { Commands, focusCommand, Views } from '../ui/ids';
 import { followInNotification } from './jobProgress';
 import type { JobServices } from './jobServices';
-import { optionalBoolean, registerCommand, registerJobCommand } from '../ui/commands';
+import { optionalBoolean, registerCommand, registerArgsOrInteractiveCommand } from '../ui/commands';
 import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 const REMOVE = 'Remove';
@@ -16,7 +16,7 @@ const REMOVE_FILES = 'Remove and Delete Files';
 export function registerJobCommands(services: JobServices): vscode.Disposable[] {
   const { logger, model, runner } = services;
   return [
-    registerJobCommand(Commands.downloadJob, 'Download Results', logger, {
+    registerArgsOrInteractiveCommand(Commands.downloadJob, 'Download Results', logger, {
       fromArgs: async (args) => {
         const decompress = optionalBoolean(args, 'decompress');
         const listed = typeof args.connection === 'string' && typeof args.jobId === 'string' ? model.find(args.connection, args.jobId) : undefined;
@@ -31,14 +31,14 @@ export function registerJobCommands(services: JobServices): vscode.Disposable[] 
         return followInNotification(services, entry, runner.download(entry.key), () => []);
       },
     }),
-    registerJobCommand(Commands.cancelJob, 'Stop Following', logger, {
+    registerArgsOrInteractiveCommand(Commands.cancelJob, 'Stop Following', logger, {
       fromArgs: async (args) => runner.cancel(jobFromArgs(model, args).key),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Stop Following', (e) => runner.isRunning(e.key));
         if (entry) runner.cancel(entry.key);
       },
     }),
-    registerJobCommand(Commands.removeJob, 'Remove Job', logger, {
+    registerArgsOrInteractiveCommand(Commands.removeJob, 'Remove Job', logger, {
       fromArgs: async (args) => {
         await runner.remove(jobFromArgs(model, args).key, optionalBoolean(args, 'deleteFiles') ?? false);
         return true;

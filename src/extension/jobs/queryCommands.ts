@@ -15,7 +15,7 @@ import { findConnection, type JobServices } from './jobServices';
 import { readQuerySettings } from './jobSettings';
 import { runPickSteps, type PickItem, type PickStep } from '../ui/multiStepPick';
 import type { ErrorAction } from '../ui/presentError';
-import { optionalBoolean, registerJobCommand } from '../ui/commands';
+import { optionalBoolean, registerArgsOrInteractiveCommand } from '../ui/commands';
 import { commandResult, jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 interface QueryDraft {
@@ -33,7 +33,7 @@ export function registerQueryCommands(services: JobServices): vscode.Disposable[
     return followInNotification(services, entry, done, recovery(services, start));
   };
   return [
-    registerJobCommand(Commands.queryTable, 'Query Table', logger, {
+    registerArgsOrInteractiveCommand(Commands.queryTable, 'Query Table', logger, {
       fromArgs: async (args) => {
         const { params, download } = parseQueryArgs(args, { format: readQuerySettings().defaultFormat, download: readQuerySettings().downloadAutomatically });
         findConnection(services.store, params.connection);
@@ -44,14 +44,14 @@ export function registerQueryCommands(services: JobServices): vscode.Disposable[
         return params && start(params);
       },
     }),
-    registerJobCommand(Commands.queryChangesSince, 'Query Changes Since', logger, {
+    registerArgsOrInteractiveCommand(Commands.queryChangesSince, 'Query Changes Since', logger, {
       fromArgs: async (args) => commandResult(await services.runner.query(changesSince(jobFromArgs(model, args)), optionalBoolean(args, 'download') ?? readQuerySettings().downloadAutomatically).done),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Query Changes Since', (e) => dataPoint(e) !== undefined);
         return entry && start(changesSince(entry));
       },
     }),
-    registerJobCommand(Commands.rerunJob, 'Run Again', logger, {
+    registerArgsOrInteractiveCommand(Commands.rerunJob, 'Run Again', logger, {
       fromArgs: async (args) => commandResult(await services.runner.query(again(jobFromArgs(model, args)), optionalBoolean(args, 'download') ?? readQuerySettings().downloadAutomatically).done),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Run Again');

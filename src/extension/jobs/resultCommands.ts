@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
-import { DqError } from '../../client/errors';
+import { cancelledError, DqError } from '../../client/errors';
 import { systemClock } from '../../core/clock';
 import { tableName, type JobEntry } from '../../jobs/jobEntry';
 import { downloadLink } from '../../jobs/linkDownload';
@@ -18,7 +18,7 @@ import type { JobServices } from './jobServices';
 import { readDownloadSettings } from './jobSettings';
 import { revealFile } from '../ui/revealFile';
 import { resultDocumentUri } from './resultDocuments';
-import { registerJobCommand } from '../ui/commands';
+import { registerArgsOrInteractiveCommand } from '../ui/commands';
 import { jobFromArgs, jobFromNode } from './jobCommandSupport';
 
 export interface ResultCommandDeps {
@@ -34,21 +34,21 @@ export function registerResultCommands(services: JobServices, deps: ResultComman
     return entry?.files[0]?.path;
   };
   return [
-    registerJobCommand(Commands.openResult, 'Open Result', logger, {
+    registerArgsOrInteractiveCommand(Commands.openResult, 'Open Result', logger, {
       fromArgs: async (args) => openResult(textArg(args, 'path', 'the path of a downloaded result file')),
       interactive: async (node) => {
         const file = await nodeFile(node);
         return file && openResult(file);
       },
     }),
-    registerJobCommand(Commands.revealResults, 'Reveal Results', logger, {
+    registerArgsOrInteractiveCommand(Commands.revealResults, 'Reveal Results', logger, {
       fromArgs: async (args) => ({ folder: await reveal(jobFolderOf(jobFromArgs(model, args))) }),
       interactive: async (node) => {
         const entry = await jobFromNode(model, node, 'Reveal Results', (e) => e.files.length > 0);
         return entry && { folder: await reveal(jobFolderOf(entry)) };
       },
     }),
-    registerJobCommand(Commands.copyResultLink, 'Copy Result Link', logger, {
+    registerArgsOrInteractiveCommand(Commands.copyResultLink, 'Copy Result Link', logger, {
       fromArgs: async (args) => {
         const entry = jobFromArgs(model, args);
         const objectId = typeof args.objectId === 'string' ? args.objectId : entry.objects?.[0];
@@ -62,7 +62,7 @@ export function registerResultCommands(services: JobServices, deps: ResultComman
         return objectId && copyLink(services, entry, objectId);
       },
     }),
-    registerJobCommand(Commands.openResultLink, 'Open Result From Link', logger, {
+    registerArgsOrInteractiveCommand(Commands.openResultLink, 'Open Result From Link', logger, {
       fromArgs: async (args) => fromLink(services, deps, textArg(args, 'url', 'a pre-signed download URL')),
       interactive: async () => {
         const url = await vscode.window.showInputBox({
@@ -122,7 +122,7 @@ async function copyLink(services: JobServices, entry: JobEntry, objectId: string
       try {
         const { urls } = await client.createUrls([objectId], { signal: abort.signal, priority: 'user' });
         // a link that arrives after a cancel is not copied
-        if (token.isCancellationRequested) throw new DqError('cancelled', 'Copy Result Link was cancelled; nothing was copied.');
+        if (token.isCancellationRequested) throw cancelledError('Copy Result Link', { after: '; nothing was copied.' });
         return urls[objectId].url;
       } finally {
         cancelling.dispose();

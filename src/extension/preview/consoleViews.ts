@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import type { Logger } from '../../core/logger';
 import type { EngineClient } from '../../engine/engineClient';
-import { EngineError } from '../../engine/engineErrors';
+import { cancelledError, EngineError } from '../../engine/engineErrors';
 import type { ResultSource } from '../../engine/engineProtocol';
 import { isCancellation } from '../ui/cancellation';
 import { viewNames, type DownloadedJob, type DownloadedJobsProvider } from './downloadedJobs';
@@ -59,7 +59,7 @@ export class ConsoleViews {
     const skipped = new Set<string>();
     for (const { name, job } of viewNames(this.jobs())) {
       if (this.registered.get(name) === job.key || skipped.has(job.key)) continue;
-      if (signal?.aborted) throw cancelled();
+      if (signal?.aborted) throw cancelledError();
       const failedStamp = this.failed.get(job.key);
       if (failedStamp !== undefined) {
         if ((await this.stampFiles(job.paths)) === failedStamp) {
@@ -104,19 +104,15 @@ export async function filesStamp(paths: readonly string[]): Promise<string> {
   return parts.join('\n');
 }
 
-function cancelled(): EngineError {
-  return new EngineError('cancelled', 'The query was cancelled.');
-}
-
 /** `work`, or a cancellation as soon as `signal` aborts (the work itself goes on). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
   if (signal.aborted) {
     work.catch(() => undefined);
-    return Promise.reject(cancelled());
+    return Promise.reject(cancelledError());
   }
   return new Promise<T>((resolve, reject) => {
-    const abort = (): void => reject(cancelled());
+    const abort = (): void => reject(cancelledError());
     signal.addEventListener('abort', abort, { once: true });
     work.then(
       (value) => {

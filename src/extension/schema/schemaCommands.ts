@@ -4,14 +4,14 @@
 // or nothing (it asks).
 
 import * as vscode from 'vscode';
-import { DqError } from '../../client/errors';
+import { cancelledError, DqError } from '../../client/errors';
 import { findColumns, qualifiedName, type ColumnMatch } from '../../core/columnSearch';
 import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
 import { columnsOf, flatColumnsOf } from '../../core/schema';
 import { createTableScript } from '../../sync/postgresSql';
 import { targetTableOf } from '../../sync/syncColumns';
-import { registerJobCommand } from '../ui/commands';
+import { registerArgsOrInteractiveCommand } from '../ui/commands';
 import type { ClientPool } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';
@@ -21,7 +21,7 @@ import { findConnection } from '../jobs/jobServices';
 import { runPickSteps, type PickItem } from '../ui/multiStepPick';
 import type { SchemaModel } from './schemaModel';
 import type { SchemaPanels } from './schemaPanel';
-import { Commands } from '../ui/ids';
+import { Commands, type CommandId } from '../ui/ids';
 
 export interface SchemaCommandDeps {
   /** table lists and schemas: every read of these commands goes through it */
@@ -44,8 +44,8 @@ interface TableTarget {
 export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposable[] {
   const { logger } = deps;
   const schemaOf = (t: TableTarget) => deps.schemas.schema(t.connection, t.namespace, t.table);
-  const tableCommand = (id: string, title: string, run: (t: TableTarget) => Promise<unknown>): vscode.Disposable =>
-    registerJobCommand(id, title, logger, {
+  const tableCommand = (id: CommandId, title: string, run: (t: TableTarget) => Promise<unknown>): vscode.Disposable =>
+    registerArgsOrInteractiveCommand(id, title, logger, {
       fromArgs: async (args) => run(targetFromArgs(deps.store, args)),
       interactive: async (node) => {
         const target = targetFromNode(node ?? deps.view.selection[0]) ?? (await pickTable(deps, title));
@@ -71,7 +71,7 @@ export function registerSchemaCommands(deps: SchemaCommandDeps): vscode.Disposab
     tableCommand(Commands.copyCreateTable, 'Copy CREATE TABLE', async (t) =>
       copy(createTableScript(targetTableOf(t.namespace, t.table, (await schemaOf(t)).value)), `CREATE TABLE for ${t.namespace}.${t.table}`),
     ),
-    registerJobCommand(Commands.findColumn, 'Find Column', logger, {
+    registerArgsOrInteractiveCommand(Commands.findColumn, 'Find Column', logger, {
       fromArgs: async (args) => {
         // the whole argument is checked before anything is read: a catalog costs listings the service allows 5 a minute
         const connection = findConnection(deps.store, stringArg(args, 'connection'));
@@ -100,7 +100,7 @@ async function findColumnInteractively(deps: SchemaCommandDeps, known: Connectio
     { location: vscode.ProgressLocation.Notification, title: `Reading the schemas of ${connection.name}`, cancellable: true },
     async (progress, token) => {
       const stop = new AbortController();
-      token.onCancellationRequested(() => stop.abort(new DqError('cancelled', 'Finding a column was cancelled.')));
+      token.onCancellationRequested(() => stop.abort(cancelledError('Finding a column', { after: '.' })));
       let reported = 0;
       return deps.schemas.catalog(connection, namespaces, {
         signal: stop.signal,

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { SchemaEnvelope } from '../../core/contract';
 import type { Cached } from '../../core/schemaCache';
-import { formatAge } from '../../jobs/statusTexts';
+import { formatAge } from '../../core/durationText';
 import { schemaPageHtml } from './schemaPageHtml';
 import { ViewTypes } from '../ui/ids';
 

@@ -11,7 +11,7 @@ import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
 import { toErrorKind } from '../../sync/syncHostClient';
 import type { SyncProgress, TableSyncReport } from '../../sync/syncReport';
-import { optionalBoolean, registerJobCommand } from '../ui/commands';
+import { optionalBoolean, registerArgsOrInteractiveCommand } from '../ui/commands';
 import type { ClientPool } from '../connections/clientPool';
 import type { Connection } from '../connections/connectionConfig';
 import type { ConnectionStore } from '../connections/connectionStore';
@@ -50,7 +50,7 @@ interface SyncDraft {
 export function registerSyncCommands(deps: SyncCommandDeps): vscode.Disposable[] {
   const { logger } = deps;
   return [
-    registerJobCommand(Commands.syncTable, 'Sync Table', logger, {
+    registerArgsOrInteractiveCommand(Commands.syncTable, 'Sync Table', logger, {
       fromArgs: async (args) => {
         const request = await requestFromArgs(deps, args, true);
         return (await deps.service.run(request, { signal: cancellationOf(args) })).reports;
@@ -60,7 +60,7 @@ export function registerSyncCommands(deps: SyncCommandDeps): vscode.Disposable[]
         return draft && syncInteractively(deps, { connection: draft.connection!, namespace: draft.namespace!, tables: [draft.table!], resnapshot: false });
       },
     }),
-    registerJobCommand(Commands.syncNamespace, 'Sync Namespace', logger, {
+    registerArgsOrInteractiveCommand(Commands.syncNamespace, 'Sync Namespace', logger, {
       fromArgs: async (args) => {
         const request = await requestFromArgs(deps, args, false);
         return (await deps.service.run(request, { signal: cancellationOf(args) })).reports;
@@ -70,7 +70,7 @@ export function registerSyncCommands(deps: SyncCommandDeps): vscode.Disposable[]
         return draft && syncInteractively(deps, { connection: draft.connection!, namespace: draft.namespace!, tables: 'all', resnapshot: false });
       },
     }),
-    registerJobCommand(Commands.openSyncedSqlConsole, 'Open SQL Console on Synced Database', logger, {
+    registerArgsOrInteractiveCommand(Commands.openSyncedSqlConsole, 'Open SQL Console on Synced Database', logger, {
       fromArgs: async (args) => openSyncedConsole(deps, typeof args.namespace === 'string' && typeof args.table === 'string' ? { namespace: args.namespace, table: args.table } : undefined),
       interactive: async (node) => {
         const n = isRecord(node) && node.kind === 'table' ? (node as { namespace: string; table: string }) : undefined;

@@ -8,7 +8,7 @@
 import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { DqError, isDqError } from '../../client/errors';
+import { cancelledError, DqError, isDqError } from '../../client/errors';
 import type { Logger } from '../../core/logger';
 import type { SyncHostClient } from '../../sync/syncHostClient';
 import type { SyncServiceConfig } from '../../sync/syncProtocol';
@@ -165,9 +165,9 @@ async function settledQuickly(promise: Promise<unknown>): Promise<boolean> {
 function waitOrCancel(promise: Promise<unknown>, signal?: AbortSignal): Promise<void> {
   const settled = promise.then(() => undefined, () => undefined);
   if (!signal) return settled;
-  if (signal.aborted) return Promise.reject(new DqError('cancelled', 'The sync was cancelled while it waited for another sync of the same database.'));
+  if (signal.aborted) return Promise.reject(cancelledError('The sync', { after: ' while it waited for another sync of the same database.' }));
   return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => reject(new DqError('cancelled', 'The sync was cancelled while it waited for another sync of the same database.'));
+    const onAbort = (): void => reject(cancelledError('The sync', { after: ' while it waited for another sync of the same database.' }));
     signal.addEventListener('abort', onAbort, { once: true });
     void settled.then(() => {
       signal.removeEventListener('abort', onAbort);

@@ -3,7 +3,8 @@
 // progress events, reports and the time, so every place says the same thing.
 
 import { formatBytes } from '../../core/byteSize';
-import { formatDuration, formatPoint } from '../../jobs/statusTexts';
+import { formatAge, formatDuration } from '../../core/durationText';
+import { formatPoint } from '../../jobs/statusTexts';
 import type { SyncProgress, TableSyncReport } from '../../sync/syncReport';
 
 /** What a table's mark in the tree is made from: its meta-table row. */
@@ -116,6 +117,6 @@ export function syncedTooltipText(state: SyncedTableState, targetLabel: string, 
   const facts = [`Synced to ${targetLabel}${state.source ? ` from ${state.source}` : ''}: data as of ${formatPoint(state.point)}, ${plural(state.rows, 'row')}`];
   if (state.schemaVersion !== undefined) facts.push(`schema version ${state.schemaVersion}`);
   const ranAt = state.ranAt ? Date.parse(state.ranAt) : NaN;
-  if (!Number.isNaN(ranAt)) facts.push(`last run ${now - ranAt < 10_000 ? 'just now' : `${formatDuration(now - ranAt)} ago`}`);
+  if (!Number.isNaN(ranAt)) facts.push(`last run ${formatAge(ranAt, now)}`);
   return `${facts.join(', ')}.`;
 }

@@ -22,11 +22,12 @@ export function registerCommand(id: CommandId, run: (...args: any[]) => unknown)
 }
 
 /**
- * A command that takes an argument object or a tree node (first written for the job
- * commands, hence the name). `id` is one of ids.ts's Commands.
+ * A command driven either way: given an argument object it runs `fromArgs` and rejects with
+ * describeFailure's sentence; from the palette or a tree node it runs `interactive` and shows
+ * a failure through presentError. `title` names it in both.
  */
-export function registerJobCommand(id: string, title: string, logger: Logger, handlers: CommandHandlers): vscode.Disposable {
-  return registerCommand(id as CommandId, async (arg?: unknown) => {
+export function registerArgsOrInteractiveCommand(id: CommandId, title: string, logger: Logger, handlers: CommandHandlers): vscode.Disposable {
+  return registerCommand(id, async (arg?: unknown) => {
     if (isRecord(arg) && !isTreeNode(arg)) {
       try {
         return await handlers.fromArgs(arg);

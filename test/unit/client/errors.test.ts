@@ -1,7 +1,7 @@
 // How an error reads as one line: the message ends as a sentence before the hint begins.
 
 import * as assert from 'node:assert/strict';
-import { DqError } from '../../../src/client/errors';
+import { cancelledError, DqError, isCancelled } from '../../../src/client/errors';
 
 describe('DqError.describe', () => {
   it('ends a message without a full stop with one before the hint', () => {
@@ -17,5 +17,16 @@ describe('DqError.describe', () => {
     const asked = new DqError('usage', 'Is that the right folder?', { hint: 'Check it.' });
     assert.equal(asked.describe(), 'usage: Is that the right folder? Check it.');
     assert.equal(new DqError('server', 'The service failed', { uuid: 'u-1' }).describe(), 'server, uuid u-1: The service failed');
+  });
+});
+
+describe('cancelledError', () => {
+  it('says what was cancelled, and what that left when told, as a cancellation and nothing else', () => {
+    const download = cancelledError('The download', { operation: 'download' });
+    assert.equal(download.describe(), 'cancelled: The download was cancelled');
+    assert.equal(download.operation, 'download');
+    assert.ok(isCancelled(download));
+    const copy = cancelledError('Copy Result Link', { after: '; nothing was copied.' });
+    assert.equal(copy.message, 'Copy Result Link was cancelled; nothing was copied.');
   });
 });

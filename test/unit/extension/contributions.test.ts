@@ -34,7 +34,7 @@ function sources(dir: string): { file: string; text: string }[] {
   });
 }
 
-const REGISTRATION = /\b(?:registerCommand|registerJobCommand|tableCommand)\(\s*('[^']*'|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)/g;
+const REGISTRATION = /\b(?:registerCommand|registerArgsOrInteractiveCommand|tableCommand)\(\s*('[^']*'|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)/g;
 
 /** The command ids src/extension registers: literal ids, ids.ts's `Commands.x`, and constants of src/extension. */
 function registeredCommands(files: readonly { text: string }[]): Set<string> {
