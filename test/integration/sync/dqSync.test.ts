@@ -87,9 +87,9 @@ describe('dq sync and dq sync-status', function () {
     }
   });
 
-  it('syncs the tables that exist when one does not, prints a line for each, and exits as dq query would for the failure', async () => {
+  it('syncs the tables that exist when one does not, prints a line for each, and exits 10: some tables did not sync', async () => {
     const run = await dq(['sync', 'catalog', 'products', 'no_such_table', '--to', 'names.duckdb']);
-    assert.equal(run.code, 4, run.stderr);
+    assert.equal(run.code, 10, run.stderr);
     const lines = run.stdout.trim().split('\n');
     assert.equal(lines.length, 2, run.stdout);
     assert.match(lines[0], /^catalog\.products\s+synced\s+snapshot\s+[\d,]+ upserted\s+0 deleted\s+[\d,]+ rows\s+at \S+Z\s+[\d.]+ s$/);
