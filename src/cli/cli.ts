@@ -124,8 +124,9 @@ function generalHelp(): string {
     '',
     'Exit codes: 0 ok, 2 usage, 3 authentication, 4 not found, 5 job failed or expired,',
     '6 other service error, 7 network, 8 local files (disk full, file too large, permission',
-    'denied, read-only folder), 130 interrupted (Ctrl-C, or the program reading the output',
-    'exited), 143 stopped by SIGTERM. DQ_DEBUG=1 shows stack traces.',
+    'denied, read-only folder), 10 a sync of several tables where some did not sync, 11 one',
+    'where none did, 130 interrupted (Ctrl-C, or the program reading the output exited), 143',
+    'stopped by SIGTERM. DQ_DEBUG=1 shows stack traces.',
     'Run `dq help <command>` or `dq <command> --help` (or -h) for a command\'s options.',
     '',
   ].join('\n');

@@ -11,6 +11,10 @@ export const EXIT = {
   service: 6,
   network: 7,
   io: 8,
+  /** dq sync of several tables: some did not sync, the others did */
+  someTablesFailed: 10,
+  /** dq sync of several tables: not one synced */
+  allTablesFailed: 11,
   interrupted: 130,
   /** stopped by SIGTERM (a scheduler, `kill`, `timeout`): 128 + 15, as shells report it */
   terminated: 143,

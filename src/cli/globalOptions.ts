@@ -10,6 +10,7 @@ import { parseBaseUrl } from '../core/httpUrl';
 import type { Logger } from '../core/logger';
 import { redact } from '../core/logger';
 import type { CliIo } from './cliIo';
+import { jsonLogOf, type JsonLogLevel } from './jsonLog';
 import { terminalLine } from './terminalLine';
 
 export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
@@ -27,19 +28,22 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 
 /**
  * Logs warnings always, more with DQ_DEBUG=1; everything passes through `redact`. On a
- * terminal each line goes above the progress line instead of onto it.
+ * terminal each line goes above the progress line instead of onto it; while stderr has a
+ * JsonLog (`--log-format json`), each line is a JSON object there instead.
  */
 export function stderrLogger(io: CliIo): Logger {
   const debug = io.env.DQ_DEBUG === '1';
   const terminal = terminalLine(io.stderr);
-  const line = (level: string, message: string): void => {
-    terminal.print(`dq: ${level}: ${redact(message)}`);
+  const line = (level: JsonLogLevel, message: string): void => {
+    const json = jsonLogOf(io.stderr);
+    if (json) json.message(level, redact(message));
+    else terminal.print(`dq: ${level === 'warn' ? 'warning' : level}: ${redact(message)}`);
   };
   return {
     trace: (m) => debug && line('trace', m),
     debug: (m) => debug && line('debug', m),
     info: (m) => debug && line('info', m),
-    warn: (m) => line('warning', m),
+    warn: (m) => line('warn', m),
     error: (m) => line('error', m),
   };
 }

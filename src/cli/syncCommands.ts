@@ -1,8 +1,10 @@
 // dq sync and dq sync-status: keep service tables current in a database (a DuckDB file by
 // default, or PostgreSQL), and list what the database's meta table says was synced. Progress
-// goes to stderr, one summary line per table (or JSON) to stdout; the exit code is 0 when every
-// table synced, otherwise the code of the first failure, as dq query would give it. The rate
-// limits arranged with the provider (--rate-limits, DQ_RATE_LIMITS) pace the sync's client.
+// goes to stderr (as text, or as JSON lines with --log-format json: syncEvents.ts), one summary
+// line per table (or JSON) to stdout. The exit code is 0 when every table synced; when one table
+// was asked for and it failed, its failure's code, as dq query would give it; of several tables,
+// 10 when some did not sync and 11 when none did. The rate limits arranged with the provider
+// (--rate-limits, DQ_RATE_LIMITS) pace the sync's client.
 
 import { DqError, type ErrorKind } from '../client/errors';
 import { formatBytes } from '../core/byteSize';
@@ -20,7 +22,9 @@ import { printJson, withClient } from './dataCommands';
 import { EXIT, exitCodeFor } from './exitCodes';
 import { progressWanted, stderrLogger } from './globalOptions';
 import { parseDateTime, requireName } from './inputValidation';
+import { useJsonLog } from './jsonLog';
 import { ProgressReporter } from './progressReporter';
+import { LOG_FORMAT_OPTION, logFormatOf, SyncEventLog } from './syncEvents';
 import { printLines } from './terminalLine';
 import { expandTargetHome, userPath } from './userPaths';
 
@@ -55,9 +59,9 @@ const RATE_LIMITS_OPTION: OptionSpec = {
     `(operations and defaults: ${OPERATIONS.map((op) => `${op} ${DEFAULT_RATE_LIMITS[op]}`).join(', ')})`,
 };
 
-export const syncCommand: CommandSpec = {
+export const syncCommand: CommandSpec & { sync(ctx: CommandContext, events?: SyncEventLog): Promise<number> } = {
   name: 'sync',
-  usage: 'dq sync <namespace> <table>... | --all [--to TARGET] [--resnapshot] [--until T] [--concurrency N] [--work-dir DIR] [--lock-wait SEC] [--rate-limits LIMITS]',
+  usage: 'dq sync <namespace> <table>... | --all [--to TARGET] [--resnapshot] [--until T] [--concurrency N] [--work-dir DIR] [--lock-wait SEC] [--rate-limits LIMITS] [--log-format text|json]',
   summary: 'keep tables current in a database: a snapshot the first time, then the changes since the last sync',
   options: [
     TO_OPTION,
@@ -68,8 +72,24 @@ export const syncCommand: CommandSpec = {
     { name: 'work-dir', kind: 'string', valueName: 'DIR', nonEmpty: true, description: 'where a job\'s files wait, compressed, until they are applied (default: the system\'s temporary folder)' },
     LOCK_WAIT_OPTION,
     RATE_LIMITS_OPTION,
+    LOG_FORMAT_OPTION,
   ],
   async run(ctx) {
+    if (logFormatOf(ctx.args.options['log-format']) === 'text') return this.sync(ctx);
+    // every line on stderr a JSON object from here on, a failure of the whole run too
+    const events = new SyncEventLog(ctx.io.stderr, String(ctx.args.positionals[0] ?? ''));
+    const release = useJsonLog(ctx.io.stderr, events.log);
+    try {
+      return await this.sync(ctx, events);
+    } catch (err) {
+      return events.failure(err, ctx.io);
+    } finally {
+      release();
+    }
+  },
+  /** The sync, with progress as text lines, or as JSON lines when `events` is given. */
+  async sync(ctx, events) {
+    const started = Date.now();
     const [ns, ...names] = ctx.args.positionals;
     if (ns === undefined) throw new UsageError(`missing <namespace>; usage: ${this.usage}`);
     const namespace = requireName(ns, 'namespace');
@@ -87,7 +107,7 @@ export const syncCommand: CommandSpec = {
     if (spec.kind === 'postgres' && spec.hasPassword) {
       logger.warn('the password in the target URL is visible to other users of this machine; prefer PGPASSWORD or ~/.pgpass');
     }
-    const progress = new ProgressReporter(ctx.io.stderr, progressWanted(o, ctx.io));
+    const progress = new ProgressReporter(ctx.io.stderr, !events && progressWanted(o, ctx.io));
     const target = createTarget(spec, { logger, lockWaitMs, env: ctx.io.env });
     const reports = await withClient(
       ctx,
@@ -107,6 +127,7 @@ export const syncCommand: CommandSpec = {
             workDir: o['work-dir'] === undefined ? undefined : userPath(String(o['work-dir']), ctx.io),
             signal: ctx.io.interrupt,
             onProgress: (p) => {
+              if (events) return events.progress(p);
               const text = progressText(p);
               if (text) progress.message(text);
             },
@@ -123,11 +144,13 @@ export const syncCommand: CommandSpec = {
     if (o.json) {
       printJson(ctx, { target: target.label, tables: reports });
       // stdout is for the program reading the JSON; a person reading a cron log learns why here
-      printLines(ctx.io.stderr, notSynced.map((r) => `dq: ${r.namespace}.${r.table}: ${r.outcome === 'failed' ? failureText(r) : 'cancelled'}`));
+      // (in JSON lines, each failed table's line said it)
+      if (!events) printLines(ctx.io.stderr, notSynced.map((r) => `dq: ${r.namespace}.${r.table}: ${r.outcome === 'failed' ? failureText(r) : 'cancelled'}`));
     } else {
       printLines(ctx.io.stdout, formatReports(reports));
     }
-    if (notSynced.length > 0) printLines(ctx.io.stderr, [`dq: ${notSynced.length} of ${reports.length} tables did not sync; ${target.label} keeps their last complete sync.`]);
+    if (events) events.summary(reports, target.label, Math.round((Date.now() - started) / 100) / 10);
+    else if (notSynced.length > 0) printLines(ctx.io.stderr, [`dq: ${notSynced.length} of ${reports.length} tables did not sync; ${target.label} keeps their last complete sync.`]);
     return exitCodeOf(reports);
   },
 };
@@ -298,11 +321,15 @@ function columns(rows: string[][]): string[] {
   return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd());
 }
 
-/** 0 when every table synced or had nothing new; otherwise the code of the first table that did not. */
-function exitCodeOf(reports: TableSyncReport[]): number {
-  for (const r of reports) {
-    if (r.outcome === 'cancelled') return EXIT.interrupted;
-    if (r.outcome === 'failed') return exitCodeFor(new DqError((r.error?.kind ?? 'server') as ErrorKind, r.error?.message ?? '')) ?? EXIT.service;
-  }
-  return EXIT.ok;
+/**
+ * 0 when every table synced or had nothing new; 130 when the run was interrupted. Otherwise, of
+ * one table, its failure's code as dq query gives it; of several, 10 when some did not sync
+ * (the others did) and 11 when not one did.
+ */
+export function exitCodeOf(reports: readonly TableSyncReport[]): number {
+  if (reports.some((r) => r.outcome === 'cancelled')) return EXIT.interrupted;
+  const failed = reports.filter((r) => r.outcome === 'failed');
+  if (failed.length === 0) return EXIT.ok;
+  if (reports.length === 1) return exitCodeFor(new DqError((failed[0].error?.kind ?? 'server') as ErrorKind, failed[0].error?.message ?? '')) ?? EXIT.service;
+  return failed.length === reports.length ? EXIT.allTablesFailed : EXIT.someTablesFailed;
 }

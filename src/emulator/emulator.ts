@@ -18,7 +18,7 @@ import { PresignedUrls } from './presignedUrls';
 import { RateLimits } from './rateLimits';
 import { RequestLog, type RequestLogEntry } from './requestLog';
 import { ChangeHistory } from './sampleData/changeHistory';
-import { SampleCatalog } from './sampleData/sampleCatalog';
+import { SampleCatalog, type CanvasTableSet } from './sampleData/sampleCatalog';
 import { evolvedTable, type SchemaEvolution } from './sampleData/schemaEvolution';
 import type { TableDef } from './sampleData/tableModel';
 import { TokenIssuer } from './tokenIssuer';
@@ -66,6 +66,8 @@ export interface EmulatorOptions {
   rowsPerObject?: number;
   /** restrict the sample namespaces (default: all of them) */
   namespaces?: string[];
+  /** the `canvas` tables: the service's whole list (default, 90 tables) or the seven `core` ones */
+  canvasTables?: CanvasTableSet;
   seed?: number;
   limitWindowSec?: number;
   /** false = no limits; default DEFAULT_RATE_LIMITS */
@@ -127,7 +129,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clientSecret = options.clientSecret ?? randomBytes(18).toString('base64url');
   const faultOptions = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : (options.faults ?? {});
   const faults = new FaultInjector(faultOptions, seed);
-  const catalog = new SampleCatalog({ rows: options.rows, namespaces: options.namespaces });
+  const catalog = new SampleCatalog({ rows: options.rows, namespaces: options.namespaces, canvasTables: options.canvasTables });
   if (options.duplicates !== undefined && !(options.duplicates >= 0 && options.duplicates <= 1)) {
     throw new Error(`duplicates must be a share from 0 to 1, not ${options.duplicates}.`);
   }

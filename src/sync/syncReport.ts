@@ -36,6 +36,8 @@ export interface SyncProgress {
   stage: SyncStage;
   /** for `queued`: when the create-job budget lets it start (ms since epoch) */
   startsAt?: number;
+  /** for `downloading` and `applying`: the id of the job whose files they are */
+  job?: string;
   /** for `downloading`: bytes so far and expected */
   bytes?: number;
   totalBytes?: number;

@@ -199,7 +199,7 @@ class TableRuns {
     try {
       const files = await this.download(run, job, folder);
       await checkGzipFiles(files, signal);
-      this.progress(run.table, 'applying');
+      this.progress(run.table, 'applying', { job: job.id });
       const result = await target.apply({
         kind: run.kind,
         table: targetTableOf(namespace, run.table, run.envelope),
@@ -300,7 +300,7 @@ class TableRuns {
 
   private async download(run: TableRun, job: JobRecord, folder: string): Promise<DownloadedFile[]> {
     let last = -Infinity;
-    this.progress(run.table, 'downloading', { bytes: 0 });
+    this.progress(run.table, 'downloading', { bytes: 0, job: job.id });
     return this.o.client.downloadJob(job, {
       dir: folder,
       format: 'jsonl',
@@ -311,7 +311,7 @@ class TableRuns {
         const done = p.doneObjects === p.totalObjects;
         if (!done && now - last < PROGRESS_EVERY_MS) return;
         last = now;
-        this.progress(run.table, 'downloading', { bytes: p.allBytes });
+        this.progress(run.table, 'downloading', { bytes: p.allBytes, job: job.id });
       },
     });
   }

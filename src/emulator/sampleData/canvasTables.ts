@@ -1,8 +1,11 @@
 // The `canvas` namespace: accounts, users, courses, enrollments, assignments, submissions
-// and quizzes of a learning management system.
+// and quizzes of a learning management system, written out here, and the other tables of the
+// service's list, generated from their compact descriptions (canvasServiceTables.ts).
 
+import { CANVAS_SERVICE_TABLES } from './canvasServiceTables';
 import * as c from './columnBuilders';
-import type { TableDef } from './tableModel';
+import { compactTable, type IdRange } from './compactTables';
+import type { DeferredTable, TableDef } from './tableModel';
 import { ASSIGNMENT_WORDS, FIRST_NAMES, LAST_NAMES, LEVELS, LOCALES, SUBJECTS, TERMS, TIME_ZONES } from './vocabulary';
 
 const NS = 'canvas';
@@ -226,4 +229,30 @@ export function canvasTables(): TableDef[] {
   };
 
   return [accounts, users, courses, enrollments, assignments, submissions, quizzes];
+}
+
+/** The ids of the tables above, for the columns of generated tables that refer to them. */
+const WRITTEN_OUT_IDS: Readonly<Record<string, IdRange>> = {
+  accounts: { first: 1, count: COUNTS.accounts },
+  users: { first: 10_000, count: COUNTS.users },
+  courses: { first: 100, count: COUNTS.courses },
+  // keyed by user and course here; the tables that refer to an enrollment hold a number
+  enrollments: { first: 1, count: COUNTS.enrollments },
+  assignments: { first: 5000, count: COUNTS.assignments },
+  submissions: { first: 900_000, count: COUNTS.submissions },
+  quizzes: { first: 700, count: COUNTS.quizzes },
+};
+
+/**
+ * The other tables of the service's `canvas` namespace, each made when first asked for; the ids
+ * of the n-th start at n * 1000 + 1.
+ */
+export function canvasServiceTables(): DeferredTable[] {
+  const ids = new Map<string, IdRange>(Object.entries(WRITTEN_OUT_IDS));
+  CANVAS_SERVICE_TABLES.forEach((t, i) => {
+    if (ids.has(t.name)) throw new Error(`canvas.${t.name} is described twice`);
+    if (t.rows < 1 || t.rows > 999) throw new Error(`canvas.${t.name}: ${t.rows} rows, not 1 to 999`);
+    ids.set(t.name, { first: (i + 1) * 1000 + 1, count: t.rows });
+  });
+  return CANVAS_SERVICE_TABLES.map((t) => ({ namespace: NS, name: t.name, build: () => compactTable(NS, t, ids.get(t.name) as IdRange, (name) => ids.get(name)) }));
 }

@@ -1,19 +1,25 @@
 // The emulator's namespaces and tables. Namespaces can be restricted by option; the `rows`
-// option sizes `canvas_logs.web_logs`.
+// option sizes `canvas_logs.web_logs`. `canvas` holds the service's whole table list (90
+// tables), or with `canvasTables: 'core'` only the seven written out in canvasTables.ts. The
+// generated tables are made when first asked for, so that the emulator starts quickly.
 
-import { canvasTables } from './canvasTables';
+import { canvasServiceTables, canvasTables } from './canvasTables';
 import { catalogTables } from './catalogTables';
 import { logTables } from './logTables';
 import { newQuizzesTables } from './newQuizzesTables';
-import type { TableDef } from './tableModel';
+import type { DeferredTable, TableDef } from './tableModel';
 
 export const SAMPLE_NAMESPACES = ['canvas', 'canvas_logs', 'catalog', 'new_quizzes'] as const;
 
-export class SampleCatalog {
-  private readonly byNamespace = new Map<string, Map<string, TableDef>>();
+/** `service`: the service's whole `canvas` table list; `core`: its seven written-out tables. */
+export type CanvasTableSet = 'service' | 'core';
 
-  constructor(options: { rows?: number; namespaces?: readonly string[] } = {}) {
-    const all = [...canvasTables(), ...logTables(options.rows), ...catalogTables(), ...newQuizzesTables()];
+export class SampleCatalog {
+  private readonly byNamespace = new Map<string, Map<string, TableDef | DeferredTable>>();
+
+  constructor(options: { rows?: number; namespaces?: readonly string[]; canvasTables?: CanvasTableSet } = {}) {
+    const canvas = options.canvasTables === 'core' ? canvasTables() : [...canvasTables(), ...canvasServiceTables()];
+    const all: (TableDef | DeferredTable)[] = [...canvas, ...logTables(options.rows), ...catalogTables(), ...newQuizzesTables()];
     const wanted = new Set(options.namespaces ?? SAMPLE_NAMESPACES);
     for (const ns of wanted) {
       if (!SAMPLE_NAMESPACES.includes(ns as (typeof SAMPLE_NAMESPACES)[number])) {
@@ -42,7 +48,12 @@ export class SampleCatalog {
   }
 
   table(ns: string, name: string): TableDef | undefined {
-    return this.byNamespace.get(ns)?.get(name);
+    const tables = this.byNamespace.get(ns);
+    const found = tables?.get(name);
+    if (!found || !('build' in found)) return found;
+    const built = found.build();
+    tables?.set(name, built);
+    return built;
   }
 
   /** Puts a new definition of a table in place of its current one. */

@@ -45,6 +45,13 @@ export interface TableDef {
   history: HistoryKind;
 }
 
+/** A table known by name whose definition is made when first asked for (start-up stays quick). */
+export interface DeferredTable {
+  namespace: string;
+  name: string;
+  build: () => TableDef;
+}
+
 function objectSchema(columns: ColumnDef[], description?: string): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const c of columns) properties[c.name] = c.schema;

@@ -65,7 +65,9 @@ export class SyncFixture {
 
   static async start(options: EmulatorOptions = {}, clock = sharedClock()): Promise<SyncFixture> {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-sync-test-'));
-    const all: EmulatorOptions = { jobDelayMs: 0, limits: false, tokenTtlSec: 30 * 86_400, clock, ...options };
+    // the seven written-out canvas tables, which the walks compare row by row at every step
+    // (dqSyncFullSize.test.ts syncs the service's whole list)
+    const all: EmulatorOptions = { jobDelayMs: 0, limits: false, tokenTtlSec: 30 * 86_400, canvasTables: 'core', clock, ...options };
     const emulator = await startEmulator(all);
     return new SyncFixture(dir, emulator, clientFor(emulator), clock, all);
   }
@@ -287,7 +289,7 @@ export interface WalkedTarget {
  * upstream are gone from the target. `afterStep` checks more of a step, given its references.
  */
 export async function walkPoints(fixture: SyncFixture, target: WalkedTarget, afterStep?: (until: string, references: TableRows[]) => Promise<void>): Promise<void> {
-  const catalog = new SampleCatalog({ rows: fixture.options.rows });
+  const catalog = new SampleCatalog({ rows: fixture.options.rows, canvasTables: fixture.options.canvasTables });
   const points = [6, 4, 2, 0].map((days) => fixture.point(days));
   const deleted: Record<string, number> = {};
   const first = await fixture.reference('canvas', 'submissions', points[0]);

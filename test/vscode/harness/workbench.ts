@@ -75,6 +75,44 @@ export function treeRow(page: Page, label: string): Locator {
   return page.locator('.part.sidebar .monaco-list-row', { has: page.locator('.label-name', { hasText: exactly(label) }) }).first();
 }
 
+/**
+ * The row of `label` in the side bar's first tree, scrolled into view: a tree draws only the
+ * rows in its viewport, and a namespace of the service's size (90 canvas tables) has more
+ * than fit. Scrolls down from where the tree is, then down from its top, with the mouse wheel;
+ * with `toTop`, then brings the row to the top quarter of the tree, so that the rows it
+ * expands into are drawn too. The pointer ends off the tree (no hover tooltip over the rows).
+ */
+export async function revealRow(page: Page, label: string, options: { toTop?: boolean } = {}): Promise<Locator> {
+  const row = treeRow(page, label);
+  const list = page.locator('.part.sidebar .monaco-list', { has: page.locator('.monaco-list-row') }).first();
+  await list.waitFor();
+  const box = await list.boundingBox();
+  if (!box) throw new Error(`the tree is not shown, so "${label}" cannot be scrolled to`);
+  const wheel = async (dy: number): Promise<void> => {
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, dy);
+    await page.waitForTimeout(60); // the tree draws the rows it scrolled to
+  };
+  for (const fromTop of [false, true]) {
+    if ((await row.count()) > 0) break;
+    if (fromTop) await wheel(-1_000_000);
+    for (let step = 0; step < 80 && (await row.count()) === 0; step++) await wheel(66);
+  }
+  await row.waitFor({ timeout: 5_000 });
+  if (options.toTop !== false) {
+    for (let step = 0; step < 40; step++) {
+      const at = await row.boundingBox();
+      if (!at || at.y - box.y <= box.height / 4) break;
+      await wheel(44);
+      const moved = await row.boundingBox();
+      if (!moved || moved.y === at.y) break; // the end of the tree
+    }
+  }
+  const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.mouse.move(viewport.width - 20, viewport.height - 60);
+  return row;
+}
+
 export async function expandRow(page: Page, label: string): Promise<void> {
   const row = treeRow(page, label);
   await row.waitFor();
