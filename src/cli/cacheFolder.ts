@@ -3,7 +3,8 @@
 // and a rename so a reader never sees half a file. Only table lists and schemas go there.
 // A folder that cannot be written to is reported once, and the command goes on without it.
 
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isDqError } from '../client/errors';
@@ -37,22 +38,22 @@ export class FileCacheStorage implements CacheStorage {
     }
   }
 
-  update(key: string, value: unknown): Promise<void> {
+  /**
+   * Writes in the background: while one write is under way, the schema cache gathers every
+   * change made meanwhile into its next one, so reading many schemas writes the file a few
+   * times rather than once per schema (each write is of the whole catalog).
+   */
+  async update(key: string, value: unknown): Promise<void> {
     const file = this.fileOf(key);
     const temporary = `${file}.${process.pid}.tmp`;
     try {
-      mkdirSync(this.folder, { recursive: true, mode: 0o700 });
-      writeFileSync(temporary, JSON.stringify(value ?? null), { mode: 0o600 });
-      renameSync(temporary, file);
+      await mkdir(this.folder, { recursive: true, mode: 0o700 });
+      await writeFile(temporary, JSON.stringify(value ?? null), { mode: 0o600 });
+      await rename(temporary, file);
     } catch (err) {
-      try {
-        rmSync(temporary, { force: true });
-      } catch {
-        /* there was no folder to leave it in */
-      }
+      await rm(temporary, { force: true }).catch(() => undefined); // there may be no folder to leave it in
       this.unsaved(err);
     }
-    return Promise.resolve();
   }
 
   private unsaved(err: unknown): void {
