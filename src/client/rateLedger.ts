@@ -176,6 +176,7 @@ export class RateLedger implements SharedBudget {
       try {
         await fs.mkdir(this.folder, { recursive: true, mode: 0o700 });
         this.folderReady = true;
+        void sweepOldLedgers(this.folder);
       } catch (err) {
         this.countAlone(err);
         return undefined;
@@ -186,7 +187,7 @@ export class RateLedger implements SharedBudget {
 
   /** The lock, waiting (on real time) while another process holds it, at most lockWaitMs. */
   private async lock(file: string): Promise<() => Promise<void>> {
-    const lockfile = await import('proper-lockfile');
+    const lockfile = await loadLockfile();
     const deadline = Date.now() + this.lockWaitMs;
     let delay = 2;
     for (;;) {
@@ -266,6 +267,50 @@ export class RateLedger implements SharedBudget {
         'Make the folder writable, or set DQ_STATE_DIR to a folder you may write to.',
     );
   }
+}
+
+/** A ledger untouched this long holds no start of any window and no pause (pauses end within a day). */
+export const LEDGER_UNUSED_MS = 24 * 3600_000;
+const LEDGER_FILES = /^\.?rate-ledger-[0-9a-f]{32}\.json(\.lock|\..+\.tmp)?$/;
+const swept = new Set<string>();
+
+/**
+ * Removes the ledgers of accounts and services unused for a day (a sample emulator has new
+ * credentials each time it starts), with their leftover lock folders and temporary files; once
+ * per folder and process, and quietly: nothing in use is that old.
+ */
+async function sweepOldLedgers(folder: string): Promise<void> {
+  if (swept.has(folder)) return;
+  swept.add(folder);
+  try {
+    const cutoff = Date.now() - LEDGER_UNUSED_MS;
+    for (const name of await fs.readdir(folder)) {
+      if (!LEDGER_FILES.test(name)) continue;
+      const file = path.join(folder, name);
+      const stat = await fs.stat(file).catch(() => undefined);
+      if (stat && stat.mtimeMs < cutoff) await fs.rm(file, { recursive: true, force: true }).catch(() => undefined);
+    }
+  } catch {
+    /* a folder that cannot be listed has nothing to sweep */
+  }
+}
+
+let signalsKept = false;
+
+/**
+ * proper-lockfile, loaded on first use. It removes its locks when the process exits through
+ * signal-exit, which listens to many signals and, when it is their only listener, ends the
+ * process on them. Node ignores SIGXFSZ, so that a write past the file-size limit (ulimit -f)
+ * fails with EFBIG, which dq reports, instead of killing the process: a listener of our own
+ * that does nothing keeps it that way.
+ */
+async function loadLockfile(): Promise<typeof import('proper-lockfile')> {
+  const lockfile = await import('proper-lockfile');
+  if (!signalsKept && process.platform !== 'win32') {
+    signalsKept = true;
+    process.on('SIGXFSZ', () => undefined);
+  }
+  return lockfile;
 }
 
 function describe(err: unknown): string {

@@ -3,7 +3,7 @@
 // times. The ledger's file and lock are real; only the clock is not.
 
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isDqError } from '../../../src/client/errors';
@@ -169,6 +169,25 @@ describe('the machine-wide rate ledger', function () {
     assert.ok(!text.includes(CLIENT) && !text.includes('example.edu'));
     assert.equal(rateLedgerFile(folder, 'HTTPS://API.example.edu:443/', CLIENT), rateLedgerFile(folder, BASE, CLIENT), 'one file for every spelling of the same service');
     assert.notEqual(rateLedgerFile(folder, BASE, 'another-client'), rateLedgerFile(folder, BASE, CLIENT));
+  });
+
+  it('removes the ledgers of accounts unused for a day, and nothing else', async () => {
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600_000);
+    const old = rateLedgerFile(folder, 'http://127.0.0.1:40001', 'emu-old');
+    const recent = rateLedgerFile(folder, 'http://127.0.0.1:40002', 'emu-recent');
+    const leftovers = [old, `${old}.lock`, path.join(folder, `.${path.basename(old)}.123-ab.tmp`)];
+    writeFileSync(old, '{}');
+    mkdirSync(`${old}.lock`);
+    writeFileSync(leftovers[2], '{}');
+    writeFileSync(recent, '{}');
+    const unrelated = path.join(folder, 'canvas-tables-0123456789.json');
+    writeFileSync(unrelated, '[]');
+    for (const file of [...leftovers, unrelated]) utimesSync(file, twoDaysAgo, twoDaysAgo);
+    await startAndAnswer(proc(clock, folder));
+    await until(() => leftovers.every((f) => !existsSync(f)), 'the unused ledger is gone');
+    assert.ok(existsSync(recent), 'a ledger used within the day stays');
+    assert.ok(existsSync(unrelated), 'other files of the folder (the table cache) stay');
+    assert.ok(existsSync(rateLedgerFile(folder, BASE, CLIENT)));
   });
 
   describe('a ledger that cannot be trusted is replaced by a fresh one, with one warning', () => {
