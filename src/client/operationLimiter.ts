@@ -41,7 +41,7 @@ interface Waiter {
 
 /** The shared budget's answer: a start granted, when to try again, or undefined (count alone). */
 export type SharedTry =
-  | { granted: true; id: string }
+  | { granted: true; ids: string[] }
   | { granted: false; retryAt: number; pausedUntil: number; starts: number[] }
   | undefined;
 
@@ -52,7 +52,8 @@ export type SharedCounts = Map<Operation, { starts: number[]; pausedUntil: numbe
 export interface SharedBudget {
   /** operations allowed more calls than this per window are counted by each process alone */
   readonly maxLimit: number;
-  tryStart(operation: Operation, limit: number, windowMs: number): Promise<SharedTry>;
+  /** up to `wanted` starts at once (at least one when any is granted) */
+  tryStart(operation: Operation, limit: number, windowMs: number, wanted: number): Promise<SharedTry>;
   answered(operation: Operation, id: string, windowMs: number): void;
   release(operation: Operation, id: string, windowMs: number): void;
   pause(operation: Operation, until: number): void;
@@ -321,6 +322,8 @@ export class OperationLimiter {
     void run.finally(() => {
       state.pumping = false;
       state.wake = undefined;
+      // a caller that queued after the pump's last look, before it ended, must not be left behind
+      if (state.queue.length > 0) this.pump(operation, state);
     });
   }
 
@@ -359,14 +362,25 @@ export class OperationLimiter {
       const ownFreeAt = state.starts.length >= state.limit ? state.starts[state.starts.length - state.limit].at + this.windowMs : now;
       let wakeAt = Math.max(state.pausedUntil, ownFreeAt);
       if (wakeAt <= now) {
-        const answer = await shared.tryStart(operation, state.limit, this.windowMs);
-        if (!answer || answer.granted) {
+        // as many as wait and this process's own window lets go, in one turn of the ledger
+        const wanted = Math.min(state.queue.length, state.limit - state.starts.length);
+        const answer = await shared.tryStart(operation, state.limit, this.windowMs, wanted);
+        if (!answer) {
+          // the ledger cannot be used now: this process's own count decides, as without it
           const waiter = state.queue.shift();
-          if (waiter) {
-            waiter.cleanup();
-            waiter.resolve(answer?.id);
-          } else if (answer) {
-            shared.release(operation, answer.id, this.windowMs); // its caller gave up meanwhile
+          waiter?.cleanup();
+          waiter?.resolve();
+          continue;
+        }
+        if (answer.granted) {
+          for (const id of answer.ids) {
+            const waiter = state.queue.shift();
+            if (waiter) {
+              waiter.cleanup();
+              waiter.resolve(id);
+            } else {
+              shared.release(operation, id, this.windowMs); // its caller gave up meanwhile
+            }
           }
           continue;
         }

@@ -16,7 +16,6 @@ import * as path from 'node:path';
 import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
 import { nullLogger, type Logger } from '../core/logger';
-import { SerialQueue } from '../core/serialQueue';
 import type { SharedBudget, SharedCounts, SharedTry } from './operationLimiter';
 import {
   decideStart,
@@ -54,6 +53,11 @@ export interface RateLedgerOptions {
 
 type Change<T> = (doc: LedgerDoc, now: number) => { result: T; write: boolean };
 
+interface Pending {
+  change: Change<unknown>;
+  resolve: (result: unknown) => void;
+}
+
 export class RateLedger implements SharedBudget {
   readonly maxLimit = MAX_SHARED_LIMIT;
   private readonly folder: string;
@@ -61,8 +65,12 @@ export class RateLedger implements SharedBudget {
   private readonly logger: Logger;
   private readonly lockStaleMs: number;
   private readonly lockWaitMs: number;
-  /** this process's changes, one at a time (the file lock orders them against other processes) */
-  private readonly queue = new SerialQueue();
+  /**
+   * changes asked for while others are being made: the next round makes them all under one
+   * lock, in order (the file lock orders rounds against other processes)
+   */
+  private pending: Pending[] = [];
+  private flushing: Promise<void> | undefined;
   /** names this process's starts apart from every other's */
   private readonly tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private seq = 0;
@@ -86,12 +94,12 @@ export class RateLedger implements SharedBudget {
     return this.alone;
   }
 
-  tryStart(operation: Operation, limit: number, windowMs: number): Promise<SharedTry> {
+  tryStart(operation: Operation, limit: number, windowMs: number, wanted = 1): Promise<SharedTry> {
     if (limit > this.maxLimit) return Promise.resolve(undefined);
-    const id = `${this.tag}-${++this.seq}`;
+    const ids = Array.from({ length: Math.max(1, Math.min(wanted, limit)) }, () => `${this.tag}-${++this.seq}`);
     return this.change<SharedTry>((doc, now) => {
-      const decision = decideStart(doc, operation, limit, windowMs, now, id);
-      return decision.granted ? { result: { granted: true as const, id }, write: true } : { result: decision, write: false };
+      const decision = decideStart(doc, operation, limit, windowMs, now, ids);
+      return { result: decision, write: decision.granted };
     });
   }
 
@@ -125,38 +133,65 @@ export class RateLedger implements SharedBudget {
   }
 
   /** Settles once every change asked for so far is written (or given up). */
-  idle(): Promise<void> {
-    return this.queue.idle();
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
   }
 
   /**
-   * Runs `change` on the ledger under its lock and writes the result when asked to; undefined
-   * when this change could not use the ledger (the caller counts alone).
+   * Makes `change` on the ledger under its lock, with the others asked for meanwhile, and
+   * writes the result when one asks to; undefined when it could not use the ledger (the caller
+   * counts alone).
    */
   private change<T>(change: Change<T>): Promise<T | undefined> {
-    return this.queue.run(async () => {
-      if (this.alone) return undefined;
-      const file = await this.ledgerFile();
-      if (!file || this.alone) return undefined;
-      let unlock: () => Promise<void>;
-      try {
-        unlock = await this.lock(file);
-      } catch (err) {
-        this.lockFailed(err);
-        return undefined;
-      }
-      try {
-        const { doc, replaced } = await this.read(file);
-        const { result, write } = change(doc, this.clock.now());
-        if (write || replaced) await this.write(file, doc);
-        return result;
-      } catch (err) {
-        this.countAlone(err);
-        return undefined;
-      } finally {
-        await unlock().catch((err: unknown) => this.logger.debug(`rate ledger: releasing its lock: ${describe(err)}`));
-      }
+    return new Promise<T | undefined>((resolve) => {
+      this.pending.push({ change, resolve: resolve as (result: unknown) => void });
+      this.flush();
     });
+  }
+
+  private flush(): void {
+    if (this.flushing) return;
+    this.flushing = (async () => {
+      while (this.pending.length > 0) {
+        const round = this.pending;
+        this.pending = [];
+        const results = await this.makeRound(round.map((p) => p.change));
+        round.forEach((p, i) => p.resolve(results?.[i]));
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+      if (this.pending.length > 0) this.flush();
+    });
+  }
+
+  /** One read-modify-write under the lock: each change's result, or undefined when the ledger could not be used. */
+  private async makeRound(changes: Change<unknown>[]): Promise<unknown[] | undefined> {
+    if (this.alone) return undefined;
+    const file = await this.ledgerFile();
+    if (!file || this.alone) return undefined;
+    let unlock: () => Promise<void>;
+    try {
+      unlock = await this.lock(file);
+    } catch (err) {
+      this.lockFailed(err);
+      return undefined;
+    }
+    try {
+      const { doc, replaced } = await this.read(file);
+      let write = replaced;
+      const results = changes.map((change) => {
+        const made = change(doc, this.clock.now());
+        write ||= made.write;
+        return made.result;
+      });
+      if (write) await this.write(file, doc);
+      return results;
+    } catch (err) {
+      this.countAlone(err);
+      return undefined;
+    } finally {
+      await unlock().catch((err: unknown) => this.logger.debug(`rate ledger: releasing its lock: ${describe(err)}`));
+    }
   }
 
   /** The account's ledger file, its folder made; undefined when either cannot be had now. */

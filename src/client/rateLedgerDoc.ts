@@ -38,7 +38,11 @@ export interface LedgerDoc {
 }
 
 export type StartDecision =
-  | { granted: true }
+  | {
+      granted: true;
+      /** the ids given whose starts were recorded: the first ones, as many as the window had room for */
+      ids: string[];
+    }
   | {
       granted: false;
       /** the earliest moment another try may succeed */
@@ -128,17 +132,18 @@ function insertSorted(entry: LedgerEntry, start: LedgerStart): void {
 }
 
 /**
- * Records a start of `operation` now under `id` when the window has room and no pause holds;
- * otherwise says when to try again. Changes `doc` only when the start is granted (and by
- * dropping what has aged out, which needs no saving).
+ * Records starts of `operation` now, one per id (as many as the window has room for), when no
+ * pause holds; otherwise says when to try again. Changes `doc` only when starts are granted
+ * (and by dropping what has aged out, which needs no saving).
  */
-export function decideStart(doc: LedgerDoc, operation: Operation, limit: number, windowMs: number, now: number, id: string): StartDecision {
+export function decideStart(doc: LedgerDoc, operation: Operation, limit: number, windowMs: number, now: number, ids: readonly string[]): StartDecision {
   const entry = entryOf(doc, operation);
   prune(entry, now, windowMs);
   const full = entry.starts.length >= limit;
   if (!full && entry.pausedUntil <= now) {
-    insertSorted(entry, { at: now, id });
-    return { granted: true };
+    const granted = ids.slice(0, limit - entry.starts.length);
+    for (const id of granted) insertSorted(entry, { at: now, id });
+    return { granted: true, ids: granted };
   }
   const windowFreeAt = full ? entry.starts[entry.starts.length - limit].at + windowMs : now;
   return {

@@ -11,7 +11,7 @@ import { OperationLimiter, type RateSlot } from '../../../src/client/operationLi
 import { RateLedger } from '../../../src/client/rateLedger';
 import { rateLedgerFile, rateLedgerFolder } from '../../../src/client/rateLedgerFolder';
 import { DEFAULT_RATE_LIMITS } from '../../../src/core/contract';
-import { FakeClock } from '../../support/fakeClock';
+import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
 import { tryMountTmpfs, unmount } from '../../support/tmpfsMount';
 import { MemoryLogger } from './clientFixture';
 
@@ -63,6 +63,37 @@ async function startAndAnswer(p: Proc): Promise<RateSlot> {
   return slot;
 }
 
+/** Lets every process's ledger I/O finish, so that no time passes while a decision is in flight. */
+async function settle(...procs: Proc[]): Promise<void> {
+  for (let quiet = 0; quiet < 3; ) {
+    await flushMicrotasks();
+    const busy = procs.some((p) => (p.ledger as unknown as { flushing?: unknown }).flushing !== undefined);
+    await Promise.all(procs.map((p) => p.ledger.idle()));
+    quiet = busy ? 0 : quiet + 1;
+  }
+}
+
+/** Seeded pseudo-random numbers, so a failing run can be repeated. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** The largest number of starts in any half-open window [t, t + WINDOW). */
+function busiestWindow(starts: number[]): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let best = 0;
+  let j = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    while (j < sorted.length && sorted[j] < sorted[i] + WINDOW) j++;
+    best = Math.max(best, j - i);
+  }
+  return best;
+}
+
 function warnings(p: Proc): string[] {
   return p.logger.lines.filter((l) => l.startsWith('warn '));
 }
@@ -96,6 +127,52 @@ describe('the machine-wide rate ledger', function () {
     assert.equal(warnings(a).length + warnings(b).length, 0);
   });
 
+  it('never lets two processes together start more than N in any window over a randomized run of bursts', async () => {
+    const procs = [proc(clock, folder, 3), proc(clock, folder, 3)];
+    const random = seeded(7);
+    const starts: number[] = [];
+    const calls: Promise<void>[] = [];
+    for (let step = 0; step < 60; step++) {
+      for (const p of procs) {
+        const arrivals = Math.floor(random() * 3);
+        for (let k = 0; k < arrivals; k++) {
+          calls.push(
+            p.limiter.acquire('createJob', { priority: random() < 0.3 ? 'background' : 'user' }).then((slot) => {
+              starts.push(clock.now());
+              slot.answered();
+            }),
+          );
+        }
+      }
+      await settle(...procs);
+      await clock.advance(Math.floor(random() * 9_000));
+      await settle(...procs);
+    }
+    for (let i = 0; i < 200 && starts.length < calls.length; i++) {
+      await settle(...procs);
+      const next = clock.nextAt();
+      if (next !== undefined) await clock.advance(next - clock.now());
+    }
+    await Promise.all(calls);
+    assert.ok(calls.length > 40, 'the run made more calls than its windows allow');
+    assert.equal(starts.length, calls.length, 'every call eventually started');
+    assert.equal(busiestWindow(starts), 3);
+    assert.equal(warnings(procs[0]).length + warnings(procs[1]).length, 0);
+  });
+
+  it('calls made one after another, each once the last was answered, all start at once', async () => {
+    const a = proc(clock, folder, 5);
+    let started = 0;
+    const oneAfterAnother = async (): Promise<void> => {
+      for (let i = 0; i < 5; i++) {
+        // the next call is made in the same turn as the last one's start is handed over
+        (await a.limiter.acquire('createJob')).answered();
+        started++;
+      }
+    };
+    assert.notEqual(await within(oneAfterAnother()), PENDING, `only ${started} of 5 calls started`);
+  });
+
   it('a full window answers with the time of the next slot, and a start counts from its answer', async () => {
     const { ledger } = proc(clock, folder);
     const t0 = clock.now();
@@ -106,7 +183,7 @@ describe('the machine-wide rate ledger', function () {
     await clock.advance(5_000);
     assert.deepEqual(await ledger.tryStart('createJob', 2, WINDOW), { granted: false, retryAt: t0 + WINDOW, pausedUntil: 0, starts: [t0, t0 + 10_000] });
     // the first call's answer came back at t0 + 15 s: the server counted it no later than that
-    if (first?.granted) ledger.answered('createJob', first.id, WINDOW);
+    if (first?.granted) ledger.answered('createJob', first.ids[0], WINDOW);
     await ledger.idle();
     assert.deepEqual(await ledger.tryStart('createJob', 2, WINDOW), { granted: false, retryAt: t0 + 10_000 + WINDOW, pausedUntil: 0, starts: [t0 + 10_000, t0 + 15_000] });
     await clock.advance(10_000 + WINDOW - 15_000);
