@@ -5,6 +5,7 @@ import { UsageError } from './argParser';
 import { DataQueryClient } from '../client/dataQueryClient';
 import type { DataQueryClientOptions } from '../client/types';
 import { checkProxyUrl } from '../client/dispatcher';
+import { rateLedgerFolder } from '../client/rateLedgerFolder';
 import { DEFAULT_DATA_PREFIX } from '../core/contract';
 import { parseBaseUrl } from '../core/httpUrl';
 import type { Logger } from '../core/logger';
@@ -87,6 +88,8 @@ export function createClient(options: OptionValues, io: CliIo, given?: ReadonlyS
     proxy: { url: proxyUrl, env: io.env },
     allowInsecureHttp: options['allow-insecure-http'] === true,
     ...(rateLimits ? { rateLimits } : {}),
+    // one budget with every dq and editor window using these credentials on this machine
+    sharedBudgetFolder: rateLedgerFolder(io.env),
   });
 }
 

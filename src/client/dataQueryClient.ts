@@ -1,6 +1,7 @@
 // The typed client every caller uses: the CLI, the extension and the tests. It composes the
-// token source, the per-operation limiter, the HTTP transport, the shared job poller and the
-// downloader, and owns the dispatcher it builds (never one that was handed in).
+// token source, the per-operation limiter (drawing on the machine-wide rate ledger when given
+// its folder), the HTTP transport, the shared job poller and the downloader, and owns the
+// dispatcher it builds (never one that was handed in).
 
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../core/clock';
@@ -26,6 +27,7 @@ import { JobPoller } from './jobPoller';
 import { MIN_BYTES_PER_SECOND, STALL_WINDOW_MS } from './objectAttempt';
 import { MAX_JOB_OBJECTS, MAX_OBJECT_BYTES, ObjectDownloader } from './objectDownloader';
 import { OperationLimiter } from './operationLimiter';
+import { RateLedger } from './rateLedger';
 import { parseJobRecord, parsePresignedUrls, parseSchemaEnvelope, parseTableList } from './responseParsers';
 import { DEFAULT_429_WAIT_MS, DEFAULT_RETRY_POLICY, waitOrCancel, type RetryPolicy } from './retryPolicy';
 import { checkBaseUrl, ServiceUrls } from './serviceUrls';
@@ -55,6 +57,8 @@ export class DataQueryClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly limiter: OperationLimiter;
+  /** the machine-wide budget, when this client shares one */
+  private readonly ledger?: RateLedger;
   private readonly tokens: TokenClient;
   private readonly transport: ApiTransport;
   private readonly poller: JobPoller;
@@ -86,12 +90,23 @@ export class DataQueryClient {
     };
     const limits = rateLimitsOption(options.rateLimits);
     const rateWindowMs = numberOption(options, 'rateWindowMs', DEFAULT_RATE_WINDOW_MS, { min: 1 });
+    const credentials = options.credentials;
+    this.ledger = options.sharedBudgetFolder
+      ? new RateLedger({
+          folder: options.sharedBudgetFolder,
+          baseUrl: this.baseUrl,
+          clientId: async () => (await credentials()).clientId,
+          clock: this.clock,
+          logger: this.logger,
+        })
+      : undefined;
     this.limiter = new OperationLimiter({
       limits,
       windowMs: rateWindowMs,
       maxPauseMs: retry.maxWaitMs,
       clock: this.clock,
       logger: this.logger,
+      shared: this.ledger,
     });
     this.tokens = new TokenClient({
       loginUrl: this.urls.login(),
@@ -227,6 +242,7 @@ export class DataQueryClient {
     this.closed = true;
     this.poller.close();
     this.tokens.clear();
+    await this.ledger?.idle(); // the last answers' times, written for the other processes
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 

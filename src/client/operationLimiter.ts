@@ -10,6 +10,12 @@
 // again, and is never sent. A start granted to a call that then never left (its sign-in
 // failed or was cancelled) is given back. The sign-in has a pause gate of its own and no
 // window. The server stays the authority.
+//
+// With a shared budget (the machine-wide rate ledger), a rate-limited call also needs a start
+// in the ledger that every process using the same credentials draws from: the queue, the
+// priorities and the pause gates stay per process, the count of starts is the machine's, and a
+// 429's pause reaches every process. When the ledger cannot be used, the call is counted here
+// alone.
 
 import type { Clock } from '../core/clock';
 import type { Operation } from '../core/contract';
@@ -24,9 +30,35 @@ export type Gate = Operation | 'login';
 interface Waiter {
   priority: Priority;
   seq: number;
-  resolve: () => void;
+  /** `sharedId`: the start the shared budget granted this call */
+  resolve: (sharedId?: string) => void;
   reject: (err: unknown) => void;
   cleanup: () => void;
+  onQueued?: AcquireOptions['onQueued'];
+  /** onQueued has been called (or there is none) */
+  told: boolean;
+}
+
+/** The shared budget's answer: a start granted, when to try again, or undefined (count alone). */
+export type SharedTry =
+  | { granted: true; ids: string[] }
+  | { granted: false; retryAt: number; pausedUntil: number; starts: number[] }
+  | undefined;
+
+/** Each operation's starts in the window (oldest first) and pause, as the shared budget holds them. */
+export type SharedCounts = Map<Operation, { starts: number[]; pausedUntil: number }>;
+
+/** A rate budget several processes draw from (see rateLedger.ts). */
+export interface SharedBudget {
+  /** operations allowed more calls than this per window are counted by each process alone */
+  readonly maxLimit: number;
+  /** up to `wanted` starts at once (at least one when any is granted) */
+  tryStart(operation: Operation, limit: number, windowMs: number, wanted: number): Promise<SharedTry>;
+  answered(operation: Operation, id: string, windowMs: number): void;
+  release(operation: Operation, id: string, windowMs: number): void;
+  pause(operation: Operation, until: number): void;
+  /** undefined once this process counts alone */
+  counts(windowMs: number): SharedCounts | undefined;
 }
 
 /** One counted start; `at` only ever moves later. */
@@ -66,6 +98,8 @@ export interface OperationLimiterOptions {
   maxPauseMs?: number;
   clock: Clock;
   logger?: Logger;
+  /** the budget shared with other processes of the same account; without it, this process counts alone */
+  shared?: SharedBudget;
 }
 
 export interface AcquireOptions {
@@ -81,6 +115,7 @@ export class OperationLimiter {
   private readonly maxPauseMs: number;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly shared?: SharedBudget;
   private seq = 0;
 
   constructor(options: OperationLimiterOptions) {
@@ -88,6 +123,7 @@ export class OperationLimiter {
     this.maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_WAIT_MS;
     this.clock = options.clock;
     this.logger = options.logger ?? nullLogger;
+    this.shared = options.shared;
     for (const [op, limit] of Object.entries(options.limits) as [Operation, number][]) {
       if (!Number.isInteger(limit) || limit < 1) {
         throw new DqError('usage', `The rate limit for ${op} must be a whole number of at least 1, not ${String(limit)}`);
@@ -110,16 +146,18 @@ export class OperationLimiter {
     if (refusal) return Promise.reject(refusal);
     const priority = options.priority ?? 'user';
     this.prune(state);
-    const canGoNow =
-      state.queue.length === 0 && this.clock.now() >= state.pausedUntil && state.starts.length < state.limit;
-    if (canGoNow) return Promise.resolve(this.take(state));
+    const shared = this.sharedFor(operation, state);
+    const localWait = this.clock.now() < state.pausedUntil || state.starts.length >= state.limit;
+    if (!shared && state.queue.length === 0 && !localWait) return Promise.resolve(this.take(operation, state));
     return new Promise<RateSlot>((resolve, reject) => {
       const waiter: Waiter = {
         priority,
         seq: this.seq++,
-        resolve: () => resolve(this.take(state)),
+        resolve: (sharedId) => resolve(this.take(operation, state, sharedId)),
         reject,
         cleanup: () => signal?.removeEventListener('abort', onAbort),
+        onQueued: options.onQueued,
+        told: !options.onQueued,
       };
       const onAbort = (): void => {
         const i = state.queue.indexOf(waiter);
@@ -130,7 +168,8 @@ export class OperationLimiter {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.enqueue(state, waiter);
-      this.tellQueued(state, waiter, options.onQueued);
+      // with a shared budget, only the ledger tells whether a call that may go here must wait
+      if (!shared || localWait) this.tellQueued(state);
       this.pump(operation, state);
     });
   }
@@ -145,8 +184,15 @@ export class OperationLimiter {
     const pauseMs = Math.max(0, ms);
     const until = this.clock.now() + pauseMs;
     if (until <= state.pausedUntil) return;
-    state.pausedUntil = until;
+    if (operation !== 'login') this.sharedFor(operation, state)?.pause(operation, until);
     this.logger.warn(`rate limited: pausing ${operation} for ${Math.ceil(pauseMs / 1000)} s`);
+    this.closeGate(operation, state, until);
+  }
+
+  /** Closes the gate until `until`, refusing the queued calls when that is longer than they may wait. */
+  private closeGate(operation: Gate, state: OperationState, until: number): void {
+    if (until <= state.pausedUntil) return;
+    state.pausedUntil = until;
     const refusal = this.pauseTooLong(operation, state);
     if (refusal) {
       const queued = state.queue.splice(0);
@@ -162,18 +208,20 @@ export class OperationLimiter {
   /** Remaining budget per operation, for status displays. */
   snapshot(): BudgetSnapshot[] {
     const now = this.clock.now();
+    const counts = this.shared?.counts(this.windowMs);
     const operations = [...this.states.entries()].filter((entry): entry is [Operation, OperationState] => entry[0] !== 'login');
     return operations.map(([operation, state]) => {
       this.prune(state);
-      const remaining = Math.max(0, state.limit - state.starts.length);
-      const resetInMs = remaining > 0 ? 0 : Math.max(0, state.starts[0].at + this.windowMs - now);
-      return {
-        operation,
-        limit: state.limit,
-        remaining,
-        resetInMs,
-        pausedForMs: Math.max(0, state.pausedUntil - now),
-      };
+      const own = state.starts.map((s) => s.at);
+      const machine = counts && state.limit <= (this.shared as SharedBudget).maxLimit ? counts.get(operation) : undefined;
+      // the ledger holds this process's starts too; a fresh (replaced) one may hold fewer
+      const starts = machine && machine.starts.length >= own.length ? machine.starts : own;
+      const pausedUntil = Math.max(state.pausedUntil, machine?.pausedUntil ?? 0);
+      const remaining = Math.max(0, state.limit - starts.length);
+      const resetInMs = remaining > 0 ? 0 : Math.max(0, starts[starts.length - state.limit] + this.windowMs - now);
+      const snapshot: BudgetSnapshot = { operation, limit: state.limit, remaining, resetInMs, pausedForMs: Math.max(0, pausedUntil - now) };
+      if (counts && state.limit <= (this.shared as SharedBudget).maxLimit) snapshot.shared = true;
+      return snapshot;
     });
   }
 
@@ -183,6 +231,11 @@ export class OperationLimiter {
     const left = state.pausedUntil - now;
     if (left <= this.maxPauseMs) return undefined;
     return waitTooLongError(this.maxPauseMs, { operation: label(operation), waitMs: left, now, notSent: true });
+  }
+
+  /** The shared budget this operation draws from, if any (never the sign-in's gate). */
+  private sharedFor(operation: Gate, state: OperationState): SharedBudget | undefined {
+    return operation !== 'login' && this.shared && state.limit <= this.shared.maxLimit ? this.shared : undefined;
   }
 
   private state(operation: Gate): OperationState {
@@ -200,8 +253,9 @@ export class OperationLimiter {
    * Counts a start now; its answer moves it to the end of the log (the newest time), and a
    * release takes it out (the call never left), letting a queued caller go.
    */
-  private take(state: OperationState): RateSlot {
+  private take(operation: Gate, state: OperationState, sharedId?: string): RateSlot {
     const start: Start = { at: this.clock.now() };
+    const shared = sharedId !== undefined && operation !== 'login' ? this.shared : undefined;
     state.starts.push(start);
     let settled = false;
     const remove = (): void => {
@@ -215,11 +269,13 @@ export class OperationLimiter {
         remove();
         start.at = this.clock.now();
         state.starts.push(start);
+        shared?.answered(operation as Operation, sharedId as string, this.windowMs);
       },
       release: () => {
         if (settled) return;
         settled = true;
         remove();
+        shared?.release(operation as Operation, sharedId as string, this.windowMs);
         state.wake?.abort(); // a queued caller may start now
       },
     };
@@ -233,23 +289,25 @@ export class OperationLimiter {
     state.queue.splice(i, 0, waiter);
   }
 
-  /** Tells a queued caller when it will likely start: replays the window for those ahead of it. */
-  private tellQueued(state: OperationState, waiter: Waiter, onQueued: AcquireOptions['onQueued']): void {
-    if (!onQueued) return;
+  /**
+   * Tells each queued caller not told yet when it will likely start: replays the window (this
+   * process's starts, or the shared budget's) for those ahead of it.
+   */
+  private tellQueued(state: OperationState, sharedStarts?: number[]): void {
     const now = this.clock.now();
-    const starts = state.starts.map((s) => s.at);
-    let windowAt = now;
-    let at = now;
-    for (let i = 0; i <= state.queue.indexOf(waiter); i++) {
-      windowAt = starts.length >= state.limit ? starts[starts.length - state.limit] + this.windowMs : now;
-      at = Math.max(now, state.pausedUntil, windowAt);
+    const starts = sharedStarts ? [...sharedStarts] : state.starts.map((s) => s.at);
+    for (const waiter of state.queue) {
+      const windowAt = starts.length >= state.limit ? starts[starts.length - state.limit] + this.windowMs : now;
+      const at = Math.max(now, state.pausedUntil, windowAt);
       starts.push(at);
-    }
-    const reason: QueueReason = state.pausedUntil > now && state.pausedUntil >= windowAt ? 'paused' : 'limit';
-    try {
-      onQueued({ waitMs: at - now, reason });
-    } catch {
-      /* a listener's failure must not break the queue */
+      if (waiter.told) continue;
+      waiter.told = true;
+      const reason: QueueReason = state.pausedUntil > now && state.pausedUntil >= windowAt ? 'paused' : 'limit';
+      try {
+        waiter.onQueued?.({ waitMs: at - now, reason });
+      } catch {
+        /* a listener's failure must not break the queue */
+      }
     }
   }
 
@@ -259,9 +317,13 @@ export class OperationLimiter {
       return;
     }
     state.pumping = true;
-    void this.runPump(operation, state).finally(() => {
+    const shared = this.sharedFor(operation, state);
+    const run = shared ? this.runSharedPump(operation as Operation, state, shared) : this.runPump(operation, state);
+    void run.finally(() => {
       state.pumping = false;
       state.wake = undefined;
+      // a caller that queued after the pump's last look, before it ended, must not be left behind
+      if (state.queue.length > 0) this.pump(operation, state);
     });
   }
 
@@ -281,6 +343,61 @@ export class OperationLimiter {
       state.wake = wake;
       try {
         await this.clock.sleep(Math.max(0, wakeAt - now), wake.signal);
+      } catch {
+        /* woken early: re-evaluate */
+      }
+      state.wake = undefined;
+    }
+  }
+
+  /**
+   * The queue of an operation that draws from the shared budget: the first caller asks it for a
+   * start whenever this process's own gate and window let it go; when the machine's window is
+   * full or paused, everyone waits until the ledger says the next slot opens.
+   */
+  private async runSharedPump(operation: Operation, state: OperationState, shared: SharedBudget): Promise<void> {
+    while (state.queue.length > 0) {
+      this.prune(state);
+      const now = this.clock.now();
+      const ownFreeAt = state.starts.length >= state.limit ? state.starts[state.starts.length - state.limit].at + this.windowMs : now;
+      let wakeAt = Math.max(state.pausedUntil, ownFreeAt);
+      if (wakeAt <= now) {
+        // as many as wait and this process's own window lets go, in one turn of the ledger
+        const wanted = Math.min(state.queue.length, state.limit - state.starts.length);
+        const answer = await shared.tryStart(operation, state.limit, this.windowMs, wanted);
+        if (!answer) {
+          // the ledger cannot be used now: this process's own count decides, as without it
+          const waiter = state.queue.shift();
+          waiter?.cleanup();
+          waiter?.resolve();
+          continue;
+        }
+        if (answer.granted) {
+          for (const id of answer.ids) {
+            const waiter = state.queue.shift();
+            if (waiter) {
+              waiter.cleanup();
+              waiter.resolve(id);
+            } else {
+              shared.release(operation, id, this.windowMs); // its caller gave up meanwhile
+            }
+          }
+          continue;
+        }
+        if (answer.pausedUntil > state.pausedUntil) {
+          this.logger.info(`${operation}: paused for ${Math.ceil((answer.pausedUntil - this.clock.now()) / 1000)} s by a 429 another process received`);
+          this.closeGate(operation, state, answer.pausedUntil);
+        }
+        if (state.queue.length === 0) return;
+        this.tellQueued(state, answer.starts);
+        wakeAt = answer.retryAt;
+      } else {
+        this.tellQueued(state);
+      }
+      const wake = new AbortController();
+      state.wake = wake;
+      try {
+        await this.clock.sleep(Math.max(0, wakeAt - this.clock.now()), wake.signal);
       } catch {
         /* woken early: re-evaluate */
       }

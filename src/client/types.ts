@@ -44,6 +44,12 @@ export interface DataQueryClientOptions {
   rateLimits?: Partial<Record<Operation, number>>;
   rateWindowMs?: number;
   /**
+   * draw from one rate budget with every process on this machine that uses the same client ID
+   * against the same base URL, through a ledger in this folder (rateLedgerFolder); without it,
+   * this client counts its own calls alone
+   */
+  sharedBudgetFolder?: string;
+  /**
    * least wait after a 429 without Retry-After (default 30 000); each further 429 doubles it,
    * with jitter, up to maxRetryWaitMs
    */
@@ -170,4 +176,9 @@ export interface BudgetSnapshot {
   resetInMs: number;
   /** ms left on a 429 pause for this operation, 0 when none */
   pausedForMs: number;
+  /**
+   * true when these are the machine's numbers (every process using the same credentials draws
+   * from one budget); absent when this process counts alone
+   */
+  shared?: boolean;
 }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DataQueryClient } from '../client/dataQueryClient';
 import { createDispatcher } from '../client/dispatcher';
+import { rateLedgerFolder } from '../client/rateLedgerFolder';
 import { startEmulator } from '../emulator/emulator';
 import { EngineClient } from '../engine/engineClient';
 import { systemClock } from '../core/clock';
@@ -70,6 +71,7 @@ export function activate(context: vscode.ExtensionContext): DataQueryExtensionAp
     sample,
     logger,
     userAgent,
+    sharedBudgetFolder: rateLedgerFolder(process.env),
   });
   const syncedTables = new SyncedTablesModel(context.globalState, systemClock);
   const schemas = new SchemaModel(context.globalState, pool, systemClock);

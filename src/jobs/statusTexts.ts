@@ -147,7 +147,9 @@ export function statusBarTooltip(entries: readonly JobEntry[], budgets: readonly
     lines.push(`- ${markdownInline(tableName(e))} (${markdownInline(e.connection)}): ${markdownInline(stateText(e, now))}, ${formatDuration(now - e.createdAt)}`);
   }
   for (const c of budgets) {
-    lines.push('', `**${markdownInline(c.connection)}** budget per minute:`, '');
+    // shared: what every window and dq with these credentials has left on this machine
+    const whose = c.budgets.some((b) => b.shared) ? 'on this machine' : 'of this window';
+    lines.push('', `**${markdownInline(c.connection)}** budget ${whose}, per minute:`, '');
     for (const b of c.budgets) lines.push(`- ${budgetText(b)}`);
   }
   lines.push('', 'Click to show the Jobs view.');

@@ -7,6 +7,7 @@
 
 import { DataQueryClient } from '../client/dataQueryClient';
 import { cancelledError, DqError, isDqError } from '../client/errors';
+import { rateLedgerFolder } from '../client/rateLedgerFolder';
 import { redact, type Logger } from '../core/logger';
 import type { FromSyncHost, LogLevel, SyncRunRequest, SyncStateSummary, ToSyncHost } from './syncProtocol';
 import type { TableSyncReport } from './syncReport';
@@ -60,6 +61,8 @@ async function run(request: SyncRunRequest): Promise<TableSyncReport[]> {
     rateLimits: service.rateLimits,
     userAgent: service.userAgent,
     logger,
+    // the editor's window and this run draw from one budget (the environment is the editor's)
+    sharedBudgetFolder: rateLedgerFolder(process.env),
   });
   const target = createTarget(spec, { logger });
   try {

@@ -34,6 +34,8 @@ export interface ClientPoolDeps {
   sample: SampleEmulatorHost;
   logger: Logger;
   userAgent: string;
+  /** where the rate budget shared with every process on this machine is kept; absent: this window counts alone */
+  sharedBudgetFolder?: string;
 }
 
 export interface ConnectionSession {
@@ -159,6 +161,7 @@ export class ClientPool {
       logger: this.deps.logger,
       userAgent: this.deps.userAgent,
       rateLimits: this.deps.rateLimits(),
+      sharedBudgetFolder: this.deps.sharedBudgetFolder,
     });
   }
 

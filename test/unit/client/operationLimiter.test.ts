@@ -77,6 +77,23 @@ describe('OperationLimiter', () => {
     assert.equal(thirdStarted, true);
   });
 
+  it('does not leave behind a caller that queues again the moment its start is handed over', async () => {
+    const clock = new FakeClock();
+    const limiter = limiterWith(clock, { createJob: 1 });
+    const starts: number[] = [];
+    const oneAfterAnother = async (): Promise<void> => {
+      for (let i = 0; i < 3; i++) {
+        await limiter.acquire('createJob'); // the next call is made in the turn this one starts
+        starts.push(clock.now());
+      }
+    };
+    const done = oneAfterAnother();
+    for (let i = 0; i < 3; i++) await clock.advance(WINDOW);
+    await done;
+    const t0 = starts[0];
+    assert.deepEqual(starts, [t0, t0 + WINDOW, t0 + 2 * WINDOW]);
+  });
+
   it('starts user calls before background calls that were waiting longer', async () => {
     const clock = new FakeClock();
     const limiter = limiterWith(clock, { getJob: 1 });

@@ -63,6 +63,9 @@ describe('status texts', () => {
     const tip = statusBarTooltip([entry()], [{ connection: 'Sample data', budgets: [budget] }], NOW);
     assert.match(tip, /canvas\.users \(Sample data\): running, 5 min/);
     assert.match(tip, /create job: 0 of 5 left, next in 12 s/);
+    assert.match(tip, /\*\*Sample data\*\* budget of this window, per minute:/, 'a budget this window counts alone says so');
+    const shared = statusBarTooltip([entry()], [{ connection: 'Sample data', budgets: [{ ...budget, remaining: 3, shared: true }] }], NOW);
+    assert.match(shared, /\*\*Sample data\*\* budget on this machine, per minute:\n\n- create job: 3 of 5 left\n/, 'the machine\'s budget, shared by every window and dq');
   });
 
   it('tells a failure in one sentence with the next step and the uuid for support', () => {
