@@ -7,12 +7,18 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
 import { DqError } from '../../../src/client/errors';
-import { systemClock, type Clock } from '../../../src/core/clock';
+import type { Clock } from '../../../src/core/clock';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/emulator';
 import { FakeClock } from '../../support/fakeClock';
 
-/** Real sleeps, frozen wall time: two emulators with one seed then produce identical objects. */
-const frozenClock: Clock = { now: () => Date.parse('2026-11-20T12:00:00Z'), sleep: (ms, s) => systemClock.sleep(ms, s) };
+/**
+ * Frozen wall time, so two emulators with one seed produce identical objects; the waits between
+ * tries are a fake clock's, passed at once by `waits.run` instead of slept.
+ */
+function frozenClock(): { clock: Clock; waits: FakeClock } {
+  const waits = new FakeClock();
+  return { clock: { now: () => Date.parse('2026-11-20T12:00:00Z'), sleep: (ms, s) => waits.sleep(ms, s) }, waits };
+}
 
 function clientFor(emu: RunningEmulator, extra: Partial<ConstructorParameters<typeof DataQueryClient>[0]> = {}): DataQueryClient {
   return new DataQueryClient({
@@ -28,13 +34,15 @@ function clientFor(emu: RunningEmulator, extra: Partial<ConstructorParameters<ty
 }
 
 async function downloadAll(options: EmulatorOptions, dir: string): Promise<{ sums: string[]; emu: RunningEmulator }> {
-  const emu = await startEmulator({ seed: 11, clock: frozenClock, jobDelayMs: 0, limits: false, rows: 30_000, rowsPerObject: 10_000, gzipLevel: 1, ...options });
+  const { clock, waits } = frozenClock();
+  const emu = await startEmulator({ seed: 11, clock, jobDelayMs: 0, limits: false, rows: 30_000, rowsPerObject: 10_000, gzipLevel: 1, ...options });
   // The client shares the frozen clock, or the emulator's tokens and jobs would look expired.
-  const client = clientFor(emu, { clock: frozenClock });
+  const client = clientFor(emu, { clock });
   try {
-    const job = await client.runJob('canvas_logs', 'web_logs', { format: 'jsonl' });
+    // real transfers take many of the clock's steps: the test's timeout bounds them, not the steps
+    const job = await waits.run(client.runJob('canvas_logs', 'web_logs', { format: 'jsonl' }), 1_000_000);
     assert.ok((job.objects ?? []).length >= 3, 'the result spans several objects');
-    const files = await client.downloadJob(job, { dir, format: 'jsonl', concurrency: 3, sha256: true });
+    const files = await waits.run(client.downloadJob(job, { dir, format: 'jsonl', concurrency: 3, sha256: true }), 1_000_000);
     // Job and object ids are random, so names differ between runs in their hash; compare the
     // part number, the size and the content hash.
     const sums = files.map((f) => `${path.basename(f.path).slice(0, 10)} ${f.bytes} ${f.sha256}`).sort();

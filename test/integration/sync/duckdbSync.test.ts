@@ -15,6 +15,7 @@ import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { SyncProgress, TableSyncReport } from '../../../src/sync/syncReport';
 import { clientTagOfSource, serviceOfSource, sourceIdentity } from '../../../src/sync/syncSource';
 import type { SyncState } from '../../../src/sync/syncTarget';
+import { FakeClock } from '../../support/fakeClock';
 import {
   alterDatabase,
   assertSameRows,
@@ -123,10 +124,12 @@ describe('sync to a DuckDB file from the emulator', function () {
     const [p0, p1] = [fixture.point(3), fixture.point(1)];
     await sync(file, { client: fixture.client, namespace: 'canvas', tables: ['users', 'enrollments'], until: p0 });
     const metaBefore = await states(file);
-    const failing = await fixture.sibling({ faults: 'jobFail=1' });
+    // on a fake clock, the failed jobs' status checks come at once instead of a second later
+    const clock = new FakeClock(fixture.clock.now());
+    const failing = await fixture.sibling({ faults: 'jobFail=1', clock });
     try {
       // the same service (same history) behind another address: recorded as the first one
-      const reports = byTable(await sync(file, { client: failing.client, source: sourceOf(fixture.client), namespace: 'canvas', tables: ['users', 'enrollments'], until: p1 }));
+      const reports = byTable(await clock.run(sync(file, { client: failing.client, source: sourceOf(fixture.client), namespace: 'canvas', tables: ['users', 'enrollments'], until: p1 })));
       for (const r of Object.values(reports)) {
         assert.equal(r.outcome, 'failed');
         assert.equal(r.error?.kind, 'jobFailed');
@@ -376,24 +379,30 @@ describe('sync to a DuckDB file from the emulator', function () {
   });
 
   it('keeps within the create-job budget: tables wait their turn, reported as queued, and the service never answers 429', async () => {
-    const limited = await fixture.sibling({ limits: { createJob: 2 }, limitWindowSec: 2 });
+    // one fake clock runs the service's window and the waits for it: tables wait their turn in no real time
+    const clock = new FakeClock(fixture.clock.now());
+    const limited = await fixture.sibling({ limits: { createJob: 2 }, limitWindowSec: 2, clock });
     const client = new DataQueryClient({
       baseUrl: limited.emulator.baseUrl,
       dataPrefix: limited.emulator.dataPrefix,
       credentials: async () => ({ clientId: limited.emulator.clientId, clientSecret: limited.emulator.clientSecret }),
       rateLimits: { createJob: 2 },
       rateWindowMs: 2000,
+      clock,
     });
     const progress: SyncProgress[] = [];
     try {
-      const reports = await sync(path.join(fixture.dir, 'budget.duckdb'), {
+      const synced = sync(path.join(fixture.dir, 'budget.duckdb'), {
         client,
         source: sourceIdentity({ baseUrl: limited.emulator.baseUrl, dataPrefix: limited.emulator.dataPrefix, clientId: limited.emulator.clientId }),
         namespace: 'canvas',
         tables: ['accounts', 'courses', 'quizzes', 'users', 'assignments'],
         concurrency: 4,
         onProgress: (p) => progress.push(p),
+        clock,
       });
+      // the loads are real work, many of the clock's steps: the test's timeout bounds them
+      const reports = await clock.run(synced, 1_000_000);
       assert.deepEqual(reports.map((r) => r.outcome), ['synced', 'synced', 'synced', 'synced', 'synced']);
     } finally {
       await client.close();
@@ -409,10 +418,11 @@ describe('sync to a DuckDB file from the emulator', function () {
 
   it('leaves no download behind in its work folder, whatever the outcome', async () => {
     const work = path.join(fixture.dir, 'work');
-    const failing = await fixture.sibling({ faults: 'jobFail=1' });
+    const clock = new FakeClock(fixture.clock.now());
+    const failing = await fixture.sibling({ faults: 'jobFail=1', clock });
     try {
       await sync(path.join(fixture.dir, 'work.duckdb'), { client: fixture.client, namespace: 'canvas', tables: ['quizzes'], workDir: work });
-      await sync(path.join(fixture.dir, 'work.duckdb'), { client: failing.client, namespace: 'canvas', tables: ['quizzes'], workDir: work, resnapshot: true });
+      await clock.run(sync(path.join(fixture.dir, 'work.duckdb'), { client: failing.client, namespace: 'canvas', tables: ['quizzes'], workDir: work, resnapshot: true }));
     } finally {
       await failing.close();
     }

@@ -15,6 +15,7 @@ import { nullLogger } from '../../../src/core/logger';
 import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { ApplyPlan, SyncState, TargetTable } from '../../../src/sync/syncTarget';
+import { FakeClock } from '../../support/fakeClock';
 import { alterDatabase, withDatabase, withTarget as withOpened, writeGzJsonl } from './syncFixture';
 
 const SCHEMA: SchemaEnvelope = {
@@ -252,13 +253,16 @@ describe('the DuckDB sync target', function () {
     const file = path.join(dir, 'table-lock.duckdb');
     const warnings: string[] = [];
     const logger = { ...nullLogger, warn: (m: string) => void warnings.push(m) };
+    const clock = new FakeClock();
     const one = new DuckdbTarget({ path: file });
-    const two = new DuckdbTarget({ path: file, lockWaitMs: 300, logger });
+    const two = new DuckdbTarget({ path: file, lockWaitMs: 300, logger, clock });
     await one.open();
     await two.open();
     try {
       const release = await one.lockTable('school', 'people');
-      await assert.rejects(two.lockTable('school', 'people'), /Another sync in this program is still applying school\.people/);
+      const started = clock.now();
+      await assert.rejects(clock.run(two.lockTable('school', 'people')), /Another sync in this program is still applying school\.people/);
+      assert.equal(clock.now() - started, 300, 'it gave up once the wait was over');
       assert.deepEqual(warnings, [`waiting up to 0.3 s for school.people in ${file}: another sync in this program is applying it.`]);
       const other = await two.lockTable('school', 'others');
       await other();
@@ -304,24 +308,31 @@ describe('the DuckDB sync target', function () {
 
     it('waits a bounded time, then fails naming the process that holds it', async () => {
       holder = await hold();
-      const target = new DuckdbTarget({ path: file(), lockWaitMs: 1200 });
-      await assert.rejects(target.open(), (err: Error & { kind?: string; hint?: string }) => {
+      const clock = new FakeClock();
+      const target = new DuckdbTarget({ path: file(), lockWaitMs: 1200, clock });
+      const started = clock.now();
+      await assert.rejects(clock.run(target.open()), (err: Error & { kind?: string; hint?: string }) => {
         assert.equal(err.kind, 'io');
         assert.ok(err.message.includes(`process ${holder!.pid}`), err.message);
         assert.ok(err.message.includes(file()), err.message);
         assert.match(err.hint ?? '', /Another sync may still be running/);
         return true;
       });
+      assert.equal(clock.now() - started, 1200, 'it gave up once the wait was over');
       await letGo(holder);
     });
 
     it('goes ahead once the other process lets go within the wait', async () => {
       holder = await hold();
-      const target = new DuckdbTarget({ path: file(), lockWaitMs: 20_000 });
+      const clock = new FakeClock();
+      let warn!: () => void;
+      const warned = new Promise<void>((resolve) => (warn = resolve));
+      const target = new DuckdbTarget({ path: file(), lockWaitMs: 20_000, clock, logger: { ...nullLogger, warn: () => warn() } });
       const opening = target.open();
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      await Promise.race([warned, opening]);
+      assert.equal(clock.pending, 1, 'it found the file held and waits before trying again');
       await letGo(holder);
-      await opening;
+      await clock.run(opening);
       assert.deepEqual(await target.listStates(), []);
       await target.close();
     });

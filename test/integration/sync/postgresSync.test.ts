@@ -21,6 +21,7 @@ import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { runDq } from '../../support/cliHarness';
+import { FakeClock } from '../../support/fakeClock';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
 import { assertSameRows, dqEnvOf, keyCountOf, LogLines, renamingClient, sourceOf, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows, type SyncOptions } from './syncFixture';
 
@@ -435,16 +436,19 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
 
     it('one lock for the names of one table: a second sync of the other name waits for the first', async () => {
       const first = new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir });
-      const second = new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir, lockWaitMs: 200 });
+      const clock = new FakeClock();
+      const second = new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: fixture.dir, lockWaitMs: 200, clock });
       await withTarget(first, async () => {
         const release = await first.lockTable('canvas', A);
         try {
           await withTarget(second, async () => {
-            await assert.rejects(second.lockTable('canvas', B), (err: Error & { kind?: string }) => {
+            const started = clock.now();
+            await assert.rejects(clock.run(second.lockTable('canvas', B)), (err: Error & { kind?: string }) => {
               assert.equal(err.kind, 'io');
               assert.match(err.message, /Another sync .* is applying canvas\./);
               return true;
             });
+            assert.equal(clock.now() - started, 200, 'it waited for the first, then gave up');
           });
         } finally {
           await release();

@@ -555,19 +555,22 @@ describe('sync: PostgreSQL target (real server)', function () {
   });
 
   it('keeps a second sync off a table until the first lets go, naming the holder; other tables stay free', async () => {
+    const clock = new FakeClock();
     const first = target();
-    const second = target({ lockWaitMs: 300 });
+    const second = target({ lockWaitMs: 300, clock });
     await first.open();
     await second.open();
     const release = await first.lockTable('canvas', 'users');
-    const err = await rejection(second.lockTable('canvas', 'users'));
+    const started = clock.now();
+    const err = await rejection(clock.run(second.lockTable('canvas', 'users')));
+    assert.equal(clock.now() - started, 300, 'it gave up once the wait was over');
     assert.equal(err.kind, 'io', err.describe());
     assert.match(err.message, /canvas\.users/);
     assert.ok(err.message.includes(`dq sync (pid ${process.pid}`), err.message);
     assert.match(err.message, /server process \d+/);
     assert.match(err.hint ?? '', /again when it has finished/);
     const file = await gzFile([{ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'x' } }]);
-    const applyErr = await rejection(second.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z')));
+    const applyErr = await rejection(clock.run(second.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z'))));
     assert.equal(applyErr.kind, 'io');
     assert.deepEqual(await metaRows(), []);
 

@@ -72,10 +72,13 @@ export class SyncFixture {
     return new SyncFixture(dir, emulator, clientFor(emulator), clock, all);
   }
 
-  /** Another emulator on the same clock and seed (the same history), e.g. with faults. */
+  /**
+   * Another emulator on the same clock and seed (the same history), e.g. with faults; given a
+   * clock of its own (a fake one at this clock's time), it and its client run on that.
+   */
   async sibling(options: EmulatorOptions): Promise<{ emulator: RunningEmulator; client: DataQueryClient; close(): Promise<void> }> {
     const emulator = await startEmulator({ ...this.options, ...options });
-    const client = clientFor(emulator);
+    const client = clientFor(emulator, emulator, options.clock);
     return {
       emulator,
       client,
@@ -131,14 +134,15 @@ export class SyncFixture {
 /** The client ID each client of clientFor uses, for the source its syncs record. */
 const clientIds = new WeakMap<object, string>();
 
-/** A client of the emulator with its main credentials, or others it was started with. */
-export function clientFor(emulator: RunningEmulator, credentials: { clientId: string; clientSecret: string } = emulator): DataQueryClient {
+/** A client of the emulator with its main credentials, or others it was started with; on real time unless given a clock. */
+export function clientFor(emulator: RunningEmulator, credentials: { clientId: string; clientSecret: string } = emulator, clock?: Clock): DataQueryClient {
   const { clientId, clientSecret } = credentials;
   const client = new DataQueryClient({
     baseUrl: emulator.baseUrl,
     dataPrefix: emulator.dataPrefix,
     credentials: async () => ({ clientId, clientSecret }),
     rateLimits: { listTables: 1000, createJob: 1000, getJob: 1000, getSchema: 1000, createUrls: 1000 },
+    clock,
   });
   clientIds.set(client, clientId);
   return client;
