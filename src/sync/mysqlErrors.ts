@@ -99,8 +99,10 @@ type TlsProblem = 'noTls' | 'certificate' | 'hostName' | 'handshake';
 function tlsProblem(e: RawError): TlsProblem | undefined {
   if (e.code === 'HANDSHAKE_NO_SSL_SUPPORT') return 'noTls';
   if (!e.code) return undefined;
-  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return 'hostName';
+  // mysql2 reports every failed handshake as HANDSHAKE_SSL_ERROR, with the TLS layer's message
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID' || (e.code === 'HANDSHAKE_SSL_ERROR' && /Hostname\/IP does not match|altnames/i.test(e.message))) return 'hostName';
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|^CA_|^INVALID_CA$/.test(e.code)) return 'certificate';
+  if (e.code === 'HANDSHAKE_SSL_ERROR' && /certificate|self[- ]signed|unable to (verify|get)/i.test(e.message)) return 'certificate';
   if (e.code === 'HANDSHAKE_SSL_ERROR' || e.code === 'EPROTO' || /^ERR_(SSL|TLS)_/.test(e.code)) return 'handshake';
   return undefined;
 }
