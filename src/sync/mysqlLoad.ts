@@ -204,6 +204,8 @@ async function insertRows(into: LoadInto, file: string, firstOrdinal: number): P
         result.duplicates = true;
         throw STOP;
       }
+      // a value the strict session refused: said of the service's column, not the stage's
+      if (err instanceof Error && 'sqlMessage' in err && typeof err.sqlMessage === 'string') err.sqlMessage = namedColumns(err.sqlMessage, into);
       throw err;
     }
   };
@@ -243,6 +245,11 @@ async function insertRows(into: LoadInto, file: string, firstOrdinal: number): P
     if (err !== STOP) throw err;
   }
   result.deletes = reader.deletes;
+  if (!result.duplicates && result.loaded !== result.records) {
+    throw new DqError('invalidResponse', `MySQL took ${result.loaded} rows from the ${result.records} records of ${path.basename(file)}, a result file of ${into.table}, where each record is one row.`, {
+      hint: 'The table keeps its last complete sync. Sync it again; if it fails the same way, report the table to the provider.',
+    });
+  }
   return result;
 }
 

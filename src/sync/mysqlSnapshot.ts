@@ -2,12 +2,14 @@
 // a snapshot cannot replace a table inside a transaction, and no transaction can hold a table's
 // rows and its meta row while the table is made. Instead:
 //
-// 1. The rows are loaded into a new table of the plan's columns and key (`dq_new_<id>`, a name
-//    fixed per table and guarded by the table's lock; a leftover of a killed run is dropped
-//    first). The files are streamed in as they are; a repeated key or a delete among them means
-//    the snapshot must keep the last record of each key, so the new table is emptied and the
-//    files go through the session's staging table instead, from which each key's last record
-//    (newest commit time, then the later in the files) is inserted, unless it is a delete.
+// 1. The rows are loaded into a new table of the plan's columns (`dq_new_<id>`, a name fixed per
+//    table and guarded by the table's lock; a leftover of a killed run is dropped first), and its
+//    primary key is built after the load, in one sorted pass (far faster than keeping a key of
+//    random values up to date row by row; a server that requires every table to have a key gets
+//    it from the start). A repeated key (the key cannot be built) or a delete among the records
+//    means the snapshot must keep the last record of each key: the files then go through the
+//    session's staging table, from which each key's last record (newest commit time, then the
+//    later in the files) goes into the new table, unless it is a delete.
 // 2. Under the meta table's lock, a copy of the meta table (`dq_sync_state_next`) is made with
 //    the run's meta row in it, and one RENAME TABLE swaps both in at once: the table's old rows
 //    out (`dq_old_<id>`), the new table in under the table's name, the meta table out, its copy
@@ -24,11 +26,12 @@
 
 import type { Logger } from '../core/logger';
 import type { MysqlSession } from './mysqlConnection';
-import { mysqlErrno } from './mysqlErrors';
+import { DUPLICATE_KEY, mysqlErrno } from './mysqlErrors';
 import { loadFiles, type LoadMode } from './mysqlLoad';
 import { metaRowParams, type MysqlMetaTable } from './mysqlMetaTable';
 import type { LoadColumn } from './mysqlRecords';
 import {
+  addPrimaryKey,
   createStage,
   createTable,
   insertFromStage,
@@ -74,6 +77,34 @@ export async function tableExists(session: MysqlSession, name: string): Promise<
   }
 }
 
+/** Server errors that say every table needs a primary key (MySQL's sql_require_primary_key, MariaDB's innodb_force_primary_key). */
+const KEY_REQUIRED = new Set([3750, 1173]);
+
+/** Creates the new table without its key (added after the load), or with it where the server requires one; true when it has it. */
+async function createFresh(ctx: MysqlStepContext, fresh: string): Promise<boolean> {
+  const { session, plan, keyCollation } = ctx;
+  try {
+    await session.query(createTable(plan.table, fresh, keyCollation, false));
+    return false;
+  } catch (err) {
+    const errno = mysqlErrno(err);
+    if (errno === undefined || !KEY_REQUIRED.has(errno)) throw err;
+    await session.query(createTable(plan.table, fresh, keyCollation, true));
+    return true;
+  }
+}
+
+/** Adds the key to a table loaded without it; false when a key repeats (the records need merging). */
+async function addKey(ctx: MysqlStepContext, fresh: string): Promise<boolean> {
+  try {
+    await ctx.session.query(addPrimaryKey(ctx.plan.table, fresh));
+    return true;
+  } catch (err) {
+    if (mysqlErrno(err) === DUPLICATE_KEY) return false;
+    throw err;
+  }
+}
+
 /** Replaces the table's rows and its meta row with the snapshot's, together (see the file header); returns the rows loaded. */
 export async function applySnapshot(ctx: MysqlStepContext): Promise<number> {
   const { session, plan, keyCollation, logger } = ctx;
@@ -81,20 +112,27 @@ export async function applySnapshot(ctx: MysqlStepContext): Promise<number> {
   const shown = shownTable(table.namespace, table.table);
   const { fresh, old } = swapNames(table.namespace, table.table);
   await session.query(`DROP TABLE IF EXISTS ${quoteIdent(fresh)}, ${quoteIdent(old)}`);
-  await session.query(createTable(table, fresh, keyCollation));
+  let keyed = await createFresh(ctx, fresh);
   const load = loadColumns(table);
   const into = { session, load, table: shown, mode: ctx.mode, signal: plan.signal };
   const direct = await loadFiles({ ...into, into: fresh, columns: table.columns.map((c) => c.name), staged: false }, plan.files);
   let rows = direct.loaded;
-  if (direct.duplicates || direct.deletes > 0) {
+  let merge = direct.duplicates || direct.deletes > 0;
+  if (!merge && !keyed) {
+    merge = !(await addKey(ctx, fresh));
+    keyed = true;
+  }
+  if (merge) {
     logger.debug(`mysql: ${shown}: the snapshot repeats keys or holds deletes; keeping the last record of each key`);
-    await session.query(`TRUNCATE TABLE ${quoteIdent(fresh)}`);
+    await session.query(`DROP TABLE IF EXISTS ${quoteIdent(fresh)}`);
+    keyed = await createFresh(ctx, fresh);
     await session.query(`DROP TEMPORARY TABLE IF EXISTS ${STAGE_TABLE}`);
     await session.query(createStage(table, keyCollation));
     await loadFiles({ ...into, into: STAGE_TABLE, columns: stageLoadColumns(table), staged: true }, plan.files);
     const [{ needed }] = (await session.query(stageNeedsMerge(table))) as { needed: unknown }[];
     rows = (await session.change(insertFromStage(table, fresh, Number(needed) === 1))).affectedRows;
     await session.query(`DROP TEMPORARY TABLE ${STAGE_TABLE}`);
+    if (!keyed) await session.query(addPrimaryKey(table, fresh));
   }
   plan.signal?.throwIfAborted();
   await swapIn(ctx, fresh, old, rows);

@@ -126,10 +126,10 @@ export function primaryKeyClause(table: TargetTable, names: (c: TargetColumn, i:
 
 const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4';
 
-/** The table of a service table, under `name`, with its primary key. */
-export function createTable(table: TargetTable, name: string, keyCollation: string): string {
+/** The table of a service table, under `name`, with its primary key (or without it yet, for a load that adds it after). */
+export function createTable(table: TargetTable, name: string, keyCollation: string, withPrimaryKey = true): string {
   const defs = table.columns.map((c) => columnDefinition(c, table, keyCollation, true));
-  defs.push(primaryKeyClause(table));
+  if (withPrimaryKey) defs.push(primaryKeyClause(table));
   return `CREATE TABLE ${quoteIdent(name)} (\n  ${defs.join(',\n  ')}\n) ${TABLE_OPTIONS}`;
 }
 
@@ -142,6 +142,11 @@ export function addColumn(name: string, column: TargetColumn, table: TargetTable
   return `ALTER TABLE ${quoteIdent(name)} ADD COLUMN ${columnDefinition(column, table, keyCollation, false)}`;
 }
 
+/** The primary key added to a table loaded without it: one sorted build instead of an insert into the key per row. */
+export function addPrimaryKey(table: TargetTable, name: string): string {
+  return `ALTER TABLE ${quoteIdent(name)} ADD ${primaryKeyClause(table)}`;
+}
+
 /** The stage's name of a column: `c0`, `c1`, ... in the table's column order (never one of the service's names). */
 export function stageColumn(i: number): string {
   return `c${i}`;
@@ -150,11 +155,12 @@ export function stageColumn(i: number): string {
 /**
  * The session's staging table of a change set (or a snapshot that needs merging): every column
  * typed as in the table (c0, c1, ...), the record's commit time, its action and its place in the
- * job's files; no key, so every record is kept.
+ * job's files, which is its key (so every record is kept, and a server that requires a primary
+ * key has one).
  */
 export function createStage(table: TargetTable, keyCollation: string): string {
   const defs = table.columns.map((c, i) => `${stageColumn(i)} ${sqlType(c, table, keyCollation)}`);
-  defs.push('dq_ts DATETIME(6) NULL', 'dq_action CHAR(1) CHARACTER SET ascii NULL', 'dq_ord BIGINT NOT NULL');
+  defs.push('dq_ts DATETIME(6) NULL', 'dq_action CHAR(1) CHARACTER SET ascii NULL', 'dq_ord BIGINT NOT NULL', 'PRIMARY KEY (dq_ord)');
   return `CREATE TEMPORARY TABLE ${STAGE_TABLE} (\n  ${defs.join(',\n  ')}\n) ${TABLE_OPTIONS}`;
 }
 
@@ -199,7 +205,7 @@ export function insertFromStage(table: TargetTable, into: string, merge: boolean
 
 /** A change set's last record of each key, with its action: the source of the deletes and the upserts. */
 export function createLastTable(table: TargetTable): string {
-  return `CREATE TEMPORARY TABLE ${LAST_TABLE} ${TABLE_OPTIONS} AS ${lastOfEachKey(table)}`;
+  return `CREATE TEMPORARY TABLE ${LAST_TABLE} (${primaryKeyClause(table, (_, i) => stageColumn(i))}) ${TABLE_OPTIONS} AS ${lastOfEachKey(table)}`;
 }
 
 /** Deletes the keys whose last record is a delete. */

@@ -280,6 +280,28 @@ describe('sync: MySQL target (real MariaDB server)', function () {
     assert.equal((await t.readState('canvas', 'users'))?.schemaVersion, 2);
   });
 
+  it('a server that requires a primary key on every table (innodb_force_primary_key) gets one from the start: the same rows, repeated keys merged', async () => {
+    await db.admin('SET GLOBAL innodb_force_primary_key = 1');
+    try {
+      const t = target();
+      await t.open();
+      const file = await gzFile([
+        { ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'Ada (older)' } },
+        { ts: '2026-11-19T09:00:00Z', key: { id: 1 }, value: { name: 'Ada' } },
+        { ts: '2026-11-19T08:00:00Z', key: { id: 2 }, value: { name: 'Bo' } },
+      ]);
+      assert.deepEqual(await t.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z')), { upserted: 2, deleted: 0, rows: 2 });
+      const changes = await gzFile([
+        { ts: '2026-11-20T09:00:00Z', action: 'D', key: { id: 2 } },
+        { ts: '2026-11-20T09:00:00Z', key: { id: 3 }, value: { name: 'Cy' } },
+      ]);
+      assert.deepEqual(await t.apply(plan('changes', [changes], '2026-11-20T12:00:00Z')), { upserted: 1, deleted: 1, rows: 2 });
+      assert.deepEqual((await users()).map((r) => [String(r.id), r.name]), [['1', 'Ada'], ['3', 'Cy']]);
+    } finally {
+      await db.admin('SET GLOBAL innodb_force_primary_key = 0');
+    }
+  });
+
   it('a value that does not fit its column fails naming the file, line and column, and keeps the table and meta row as they were', async () => {
     const { t, keptLastRun } = await seeded();
     const cases: [RecordSpec, RegExp][] = [
