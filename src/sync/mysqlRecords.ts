@@ -1,8 +1,8 @@
 // The service's JSONL records as the rows the MySQL target loads: each record's columns read out
 // by their paths and written as the text MySQL takes for the column's type, checked on the way
 // so that nothing is cut, rounded or guessed silently (LOAD DATA LOCAL turns a value that does
-// not fit into a warning, and may not stop). Integers keep every digit (a line holding a run of
-// 16 or more digits is read by a parser that keeps numbers as written, not as a JS number);
+// not fit into a warning, and may not stop). Integers keep every digit (a line with an integer
+// a JS number cannot hold exactly is read again by a parser that keeps numbers as written);
 // timestamps become DATETIME(6) text in UTC, to the microsecond; booleans 1 or 0; JSON columns
 // their JSON text; a text column given a number or object the JSON text of it (as PostgreSQL's
 // ->> gives it). A key column must have a value, and a text key fit the indexed length. A
@@ -39,7 +39,17 @@ export interface LoadColumn {
 
 const INT32 = { min: -2147483648n, max: 2147483647n };
 const INT64 = { min: -9223372036854775808n, max: 9223372036854775807n };
-const MANY_DIGITS = /\d{16}/;
+/** Thrown while a record read by JSON.parse is converted, when one of its integers lost digits: it is read again, keeping them. */
+const LOST_DIGITS = Symbol('an integer past 2^53');
+const INT32_RANGE = { min: -2147483648, max: 2147483647 };
+/** The common form of a time: UTC, to the second or a fraction of it. */
+const PLAIN_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return leap ? 29 : DAYS_IN_MONTH[month - 1];
+}
 const INTEGER_TEXT = /^-?(0|[1-9]\d*)$/;
 const NUMBER_TEXT = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const TRUE_TEXT = new Set(['true', 't', 'yes', 'y', 'on', '1']);
@@ -57,6 +67,13 @@ function pad(n: number, width = 2): string {
  * undefined when it is not such a time. Digits past the microsecond are dropped.
  */
 export function utcDatetime(text: string): string | undefined {
+  const plain = PLAIN_UTC.exec(text);
+  if (plain) {
+    const [, y, mo, d, h, mi, s, fraction = ''] = plain;
+    const [year, month, day] = [Number(y), Number(mo), Number(d)];
+    const valid = year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && Number(h) <= 23 && Number(mi) <= 59 && Number(s) <= 59;
+    return valid ? `${y}-${mo}-${d} ${h}:${mi}:${s}.${fraction.slice(0, 6).padEnd(6, '0')}` : undefined;
+  }
   const m = DATE_TIME.exec(text.trim());
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s = '0', fraction = '', zone = 'Z'] = m;
@@ -87,6 +104,7 @@ export function isoFromDatetime(text: string): string {
 /** JSON text of a value read by either parser (RawNumber kept as written). */
 export function jsonText(value: unknown): string {
   if (value instanceof RawNumber) return value.text;
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) throw LOST_DIGITS;
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
   return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${JSON.stringify(k)}:${jsonText(v)}`).join(',')}}`;
@@ -196,10 +214,19 @@ export class RecordReader {
     if (text.trim() === '') return undefined;
     let record: unknown;
     try {
-      record = MANY_DIGITS.test(text) ? parseJsonKeepingNumbers(text) : JSON.parse(text);
+      record = JSON.parse(text);
     } catch (err) {
       throw this.bad(line, `it is not valid JSON (${(err as Error).message})`);
     }
+    try {
+      return this.fields(record, line);
+    } catch (err) {
+      if (err !== LOST_DIGITS) throw err;
+    }
+    return this.fields(parseJsonKeepingNumbers(text), line);
+  }
+
+  private fields(record: unknown, line: number): FieldValue[] {
     if (record === null || typeof record !== 'object' || Array.isArray(record)) throw this.bad(line, 'it is not a JSON object');
     const out: FieldValue[] = this.columns.map((c) => this.field(c, memberAt(record, c.column.path), line));
     const deleted = memberAt(record, ['meta', 'action']) === 'D';
@@ -234,11 +261,13 @@ export class RecordReader {
       case 'integer':
       case 'bigint': {
         const range = column.type === 'integer' ? INT32 : INT64;
+        const size = column.type === 'integer' ? 'a 32-bit integer' : 'a 64-bit integer';
         let digits: string;
         if (typeof value === 'number') {
           if (!Number.isInteger(value)) throw wrong('an integer');
-          if (!Number.isSafeInteger(value)) throw wrong(column.type === 'integer' ? 'a 32-bit integer' : 'a 64-bit integer');
-          digits = String(value);
+          if (!Number.isSafeInteger(value)) throw LOST_DIGITS; // read again, keeping every digit
+          if (column.type === 'integer' && (value < INT32_RANGE.min || value > INT32_RANGE.max)) throw wrong(size);
+          return String(value);
         } else if (value instanceof RawNumber || typeof value === 'string') {
           digits = value instanceof RawNumber ? value.text : value.trim();
           if (!INTEGER_TEXT.test(digits)) throw wrong('an integer');
@@ -246,7 +275,7 @@ export class RecordReader {
           throw wrong('an integer');
         }
         const n = BigInt(digits);
-        if (n < range.min || n > range.max) throw wrong(column.type === 'integer' ? 'a 32-bit integer' : 'a 64-bit integer');
+        if (n < range.min || n > range.max) throw wrong(size);
         return digits;
       }
       case 'double': {
