@@ -106,7 +106,12 @@ process.once('exit', () => {
   for (const child of running) if (child.pid) process.kill(child.pid, 'SIGKILL');
 });
 
-export async function startMariadb(): Promise<MariadbServer> {
+export interface MariadbOptions {
+  /** InnoDB's buffer pool in MiB (default 64: a test server; the bench gives the server more, as a real one has) */
+  bufferPoolMiB?: number;
+}
+
+export async function startMariadb(options: MariadbOptions = {}): Promise<MariadbServer> {
   const found = findMariadb();
   if (!found) throw new Error(MARIADB_MISSING);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dq-mariadb-'));
@@ -141,7 +146,7 @@ export async function startMariadb(): Promise<MariadbServer> {
     '--local-infile=1',
     '--skip-name-resolve',
     // a test server: small memory, no flushing to disk on commit (a crash of the machine would lose the last commits)
-    '--innodb-buffer-pool-size=64M',
+    `--innodb-buffer-pool-size=${options.bufferPoolMiB ?? 64}M`,
     '--innodb-log-file-size=48M',
     '--innodb-flush-log-at-trx-commit=2',
     '--max-connections=60',
