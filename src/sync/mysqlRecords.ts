@@ -327,6 +327,11 @@ export function tsvField(value: FieldValue): string {
 
 /** Pushes the text it gathered once it is this long. */
 const PUSH_CHARS = 64 * 1024;
+/**
+ * The most bytes pushed at once: each push becomes a packet to the server, which refuses one
+ * larger than its max_allowed_packet (16 MiB by default in MariaDB), and a record may be 16 MiB.
+ */
+const MAX_PUSH_BYTES = 1024 * 1024;
 
 export interface RecordRowsOptions {
   reader: RecordReader;
@@ -393,7 +398,10 @@ export class RecordRows extends Transform {
   }
 
   private send(out: string, done: TransformCallback): void {
-    if (out !== '') this.push(Buffer.from(out, 'utf8'));
+    if (out !== '') {
+      const bytes = Buffer.from(out, 'utf8');
+      for (let at = 0; at < bytes.length; at += MAX_PUSH_BYTES) this.push(bytes.subarray(at, at + MAX_PUSH_BYTES));
+    }
     const waiting = this.o.gate?.();
     if (waiting) waiting.then(() => done(), done);
     else done();

@@ -321,6 +321,27 @@ describe('sync: MySQL target (real MariaDB server)', function () {
     }
   });
 
+  it('loads a record of 15 MiB whole, and refuses one longer than 16 MiB naming the table, file and line, keeping the table as it was', async () => {
+    const { t, keptLastRun } = await seeded();
+    const long = line({ ts: '2026-11-20T09:00:00Z', key: { id: 9 }, value: { name: 'y'.repeat(17 * 1024 * 1024) } });
+    const refused = await writeGzJsonl(tmp, [line({ ts: '2026-11-20T09:00:00Z', key: { id: 8 }, value: { name: 'short' } }), long]);
+    const err = await rejection(t.apply(plan('snapshot', [refused], '2026-11-20T12:00:00Z')));
+    assert.equal(err.kind, 'invalidResponse', err.describe());
+    assert.equal(err.message, `The record on line 2 of ${path.basename(refused)}, a result file of canvas.users, is longer than 16 MiB, the most a sync loads as one record.`);
+    await keptLastRun();
+    const big = 'x'.repeat(15 * 1024 * 1024);
+    const file = await gzFile([{ ts: '2026-11-20T09:00:00Z', key: { id: 9 }, value: { name: big } }]);
+    // the rows go in packets well under the server's max_allowed_packet, however long a record
+    await db.admin('SET GLOBAL max_allowed_packet = 8388608');
+    try {
+      await target().apply(plan('changes', [file], '2026-11-20T12:00:00Z'));
+    } finally {
+      await db.admin('SET GLOBAL max_allowed_packet = 16777216');
+    }
+    const [{ length }] = await db.admin<{ length: unknown }>('SELECT LENGTH(name) AS length FROM canvas__users WHERE id = 9');
+    assert.equal(Number(length), big.length);
+  });
+
   it('a connection killed in the middle of a load (KILL from another session) fails as network, and the table keeps its last run', async () => {
     const { t, keptLastRun } = await seeded();
     const good = await gzFile([{ ts: '2026-11-20T09:00:00Z', key: { id: 1 }, value: { name: 'changed' } }]);
