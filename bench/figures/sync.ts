@@ -4,12 +4,15 @@
 // \copy of the rows as CSV. The job is made beforehand and reused (as the download figure
 // does), so each sync is timed end to end (the job's answer, download on loopback, gzip check,
 // apply) and from its `applying` line to its exit (the apply alone). Values are seconds for the
-// same rows, so each ratio is dq's rows per second over the loader's.
+// same rows, so each ratio is dq's rows per second over the loader's. MySQL (a MariaDB server
+// the bench starts) beside the `mariadb` client's LOAD DATA LOCAL INFILE (syncMysqlRuns.ts).
 
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { findPostgresBin, POSTGRES_MISSING, startPostgres } from '../../test/support/postgresServer';
 import { compared, median, type BenchContext, type Figure } from '../figure';
+import { findMariadb, MARIADB_MISSING } from '../../test/support/mariadbServer';
+import { mariadbLoadData, mysqlSync, prepareMysqlBench } from '../support/syncMysqlRuns';
 import { duckdbReadJson, forgetSyncSql, prepareSyncSource, psqlCopy, rowsPerSecond, runDqSync, writeCsv, type SyncRun, type SyncSource } from '../support/syncRuns';
 
 const FULL = { rows: 500_000, repeats: 3 };
@@ -22,9 +25,10 @@ interface Contest {
 
 export const syncFigure: Figure = {
   name: 'sync',
-  title: 'Sync: snapshot rows/s into DuckDB and PostgreSQL against their bulk loaders',
+  title: 'Sync: snapshot rows/s into DuckDB, PostgreSQL and MySQL against their bulk loaders',
   async run(ctx) {
     if (!findPostgresBin()) throw new Error(POSTGRES_MISSING);
+    if (!findMariadb()) throw new Error(MARIADB_MISSING);
     const plan = ctx.quick ? QUICK : FULL;
     const cli = join(ctx.root, 'dist', 'cli.js');
     const probe = join(__dirname, '..', 'support', 'syncDuckdbProbe.js');
@@ -33,6 +37,7 @@ export const syncFigure: Figure = {
     const source = await prepareSyncSource({ rows: plan.rows, dir: join(dir, 'source') });
     let duckdb: Contest;
     let postgres: Contest;
+    let mysql: Contest;
     try {
       duckdb = await contest(ctx, 'DuckDB', source, plan.repeats, {
         sync: async (i) => {
@@ -63,6 +68,16 @@ export const syncFigure: Figure = {
         await server.stop();
         await rm(csv, { force: true });
       }
+      ctx.log('sync: starting MariaDB');
+      const mariadb = await prepareMysqlBench(source, dir);
+      try {
+        mysql = await contest(ctx, 'MySQL', source, plan.repeats, {
+          sync: () => mysqlSync(cli, source, mariadb, join(dir, 'work')),
+          loader: () => mariadbLoadData(source, mariadb),
+        });
+      } finally {
+        await mariadb.close();
+      }
     } finally {
       await source.close();
     }
@@ -70,11 +85,14 @@ export const syncFigure: Figure = {
     const rows = `${plan.rows.toLocaleString('en-US')} rows`;
     const readJson = { label: 'DuckDB CREATE TABLE AS read_json of the same gzip files, fresh process (no key, no dedupe)', value: median(duckdb.loader) };
     const copy = { label: 'psql \\copy of the same rows as plain CSV (no key, no merge)', value: median(postgres.loader) };
+    const loadData = { label: 'mariadb LOAD DATA LOCAL INFILE of the same rows as a plain text file (no key, no merge)', value: median(mysql.loader) };
     return [
       compared(`DuckDB: dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(duckdb.sync.map(total)), 's', readJson),
       compared(`DuckDB: dq sync of ${rows}, the apply alone (read_json, dedupe by key, primary key, meta row, close)`, median(duckdb.sync.map(apply)), 's', readJson),
       compared(`PostgreSQL: dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(postgres.sync.map(total)), 's', copy),
       compared(`PostgreSQL: dq sync of ${rows}, the apply alone (gunzip, COPY to jsonb stage, typed insert, primary key, meta row)`, median(postgres.sync.map(apply)), 's', copy),
+      compared(`MySQL (MariaDB): dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(mysql.sync.map(total)), 's', loadData),
+      compared(`MySQL (MariaDB): dq sync of ${rows}, the apply alone (gunzip, records to LOAD DATA text, load into a new table, primary key, swap with meta row)`, median(mysql.sync.map(apply)), 's', loadData),
     ];
   },
 };

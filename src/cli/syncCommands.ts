@@ -1,5 +1,5 @@
 // dq sync and dq sync-status: keep service tables current in a database (a DuckDB file by
-// default, or PostgreSQL), and list what the database's meta table says was synced. Progress
+// default, PostgreSQL, or MySQL and MariaDB), and list what the database's meta table says was synced. Progress
 // goes to stderr (as text, or as JSON lines with --log-format json: syncEvents.ts), one summary
 // line per table (or JSON) to stdout. The exit code is 0 when every table synced; when one table
 // was asked for and it failed, its failure's code, as dq query would give it; of several tables,
@@ -35,9 +35,9 @@ const TO_OPTION: OptionSpec = {
   valueName: 'TARGET',
   nonEmpty: true,
   description:
-    'a DuckDB file (or duckdb:PATH) or a postgresql://user@host/db URL (default: sync.duckdb in the data folder, ~/.local/share/data-query); ' +
-    'a server on another machine is reached over TLS with its certificate checked unless the URL says another sslmode (or PGSSLMODE does): ' +
-    'require encrypts without checking, disable sends everything unencrypted',
+    'a DuckDB file (or duckdb:PATH), a postgresql://user@host/db or a mysql://user@host/db URL (default: sync.duckdb in the data folder, ~/.local/share/data-query); ' +
+    'a server on another machine is reached over TLS with its certificate checked unless the URL says another sslmode (or PGSSLMODE does), for MySQL ssl-mode: ' +
+    'require (REQUIRED) encrypts without checking, disable (DISABLED) sends everything unencrypted',
 };
 
 const LOCK_WAIT_OPTION: OptionSpec = {
@@ -106,6 +106,9 @@ export const syncCommand: CommandSpec & { sync(ctx: CommandContext, events?: Syn
     const logger = stderrLogger(ctx.io);
     if (spec.kind === 'postgres' && spec.hasPassword) {
       logger.warn('the password in the target URL is visible to other users of this machine; prefer PGPASSWORD or ~/.pgpass');
+    }
+    if (spec.kind === 'mysql' && spec.hasPassword) {
+      logger.warn('the password in the target URL is visible to other users of this machine; prefer MYSQL_PWD or the [client] group of ~/.my.cnf');
     }
     const progress = new ProgressReporter(ctx.io.stderr, !events && progressWanted(o, ctx.io));
     const target = createTarget(spec, { logger, lockWaitMs, env: ctx.io.env });

@@ -40,6 +40,11 @@ export interface TargetNaming {
   nameKey(name: string): string;
   /** why two names can be one in the target, for messages: `DuckDB does not tell upper from lower case apart` */
   readonly namingRule: string;
+  /**
+   * why the target cannot take this column name, beyond what no database takes (too long for
+   * MySQL, say): `is 70 characters long, ...`; undefined when it can. Optional: most targets take any.
+   */
+  columnNameProblem?(name: string): string | undefined;
 }
 
 /** A service table the meta table records. */

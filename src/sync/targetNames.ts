@@ -102,6 +102,15 @@ export function checkColumnNames(naming: TargetNaming & { label: string }, table
   if (unusable.length > 0) {
     throw new DqError('invalidResponse', `The schema of ${name} names columns no database can hold: ${unusable.join('; ')}.`, { hint });
   }
+  const refused = table.columns.flatMap((c) => {
+    const why = naming.columnNameProblem?.(c.name);
+    return why === undefined ? [] : [`${shownName(c.name)} ${why}`];
+  });
+  if (refused.length > 0) {
+    throw new DqError('usage', `The schema of ${name} names columns the target ${naming.label} cannot take: ${refused.join('; ')}. It was not synced.`, {
+      hint: `Sync ${name} to another kind of target (--to), where the names fit. ${hint}`,
+    });
+  }
   const byKey = new Map<string, string[]>();
   for (const c of table.columns) {
     const key = naming.nameKey(c.name);

@@ -1,6 +1,6 @@
-// What `--to` (or the editor's target setting) names: a DuckDB file (a path, or `duckdb:PATH`)
-// or a PostgreSQL server (`postgresql://` / `postgres://` URL; any text starting `postgres:` is
-// read as one). Empty means the local database in the user's data folder. The label shown to
+// What `--to` (or the editor's target setting) names: a DuckDB file (a path, or `duckdb:PATH`),
+// a PostgreSQL server (`postgresql://` / `postgres://` URL; any text starting `postgres:` is
+// read as one) or a MySQL or MariaDB server (`mysql://` / `mariadb://`, likewise). Empty means the local database in the user's data folder. The label shown to
 // a person never contains a password. Each target's code is loaded only when a target is
 // built, so DuckDB's native library and the PostgreSQL driver stay unloaded for the other, and
 // code that only reads a spec (the editor's setting) stays free of both. A new kind of target
@@ -11,6 +11,8 @@ import * as path from 'node:path';
 import type { Clock } from '../core/clock';
 import { maskUserInfo, type Logger } from '../core/logger';
 import type { DuckdbTarget } from './duckdbTarget';
+import type { MysqlTarget } from './mysqlTarget';
+import { MYSQL_SCHEME, mysqlUrlHasPassword, readMysqlUrl } from './mysqlUrl';
 import type { PostgresTarget } from './postgresTarget';
 import { HIDDEN_PARAM, POSTGRES_FORM, POSTGRES_SCHEME, postgresUrlLabel, readPostgresUrl } from './postgresUrl';
 import type { SyncTarget } from './syncTarget';
@@ -20,7 +22,8 @@ export type { TargetSpecProblem } from './targetSpecError';
 
 export type TargetSpec =
   | { kind: 'duckdb'; path: string; label: string }
-  | { kind: 'postgres'; url: string; label: string; hasPassword: boolean };
+  | { kind: 'postgres'; url: string; label: string; hasPassword: boolean }
+  | { kind: 'mysql'; url: string; label: string; hasPassword: boolean };
 
 export interface TargetSpecContext {
   /** relative paths are taken from here */
@@ -42,6 +45,7 @@ export function parseTargetSpec(text: string | undefined, context: TargetSpecCon
     return { kind: 'duckdb', path: file, label: file };
   }
   if (POSTGRES_SCHEME.test(given)) return postgresSpec(given);
+  if (MYSQL_SCHEME.test(given)) return { kind: 'mysql', url: given, label: readMysqlUrl(given).label, hasPassword: mysqlUrlHasPassword(given) };
   return duckdbSpec(given, context);
 }
 
@@ -59,7 +63,7 @@ function duckdbSpec(given: string, context: TargetSpecContext): TargetSpec {
   let file = given;
   if (/^duckdb:/i.test(file)) file = file.slice('duckdb:'.length);
   else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file)) {
-    throw specError('unknownKind', `Unknown sync target "${maskUserInfo(file).replace(/\/\/[^@/]*@/, '//***@')}".`, 'Give a DuckDB file path (or duckdb:PATH) or a postgresql:// URL.');
+    throw specError('unknownKind', `Unknown sync target "${maskUserInfo(file).replace(/\/\/[^@/]*@/, '//***@')}".`, 'Give a DuckDB file path (or duckdb:PATH), a postgresql:// URL or a mysql:// URL.');
   }
   if (file === '') throw specError('noFile', 'duckdb: needs a file path after it.', 'Write it as duckdb:/path/to/sync.duckdb.');
   const resolved = path.resolve(context.cwd, file);
@@ -73,7 +77,7 @@ export interface TargetDeps {
   lockWaitMs?: number;
   /** only reads the meta table (sync status): creates and changes nothing, in a file or a server */
   readOnly?: boolean;
-  /** where PostgreSQL's PGPASSWORD, PGPASSFILE, PGSSLMODE and HOME (for ~/.pgpass) are read (process.env by default) */
+  /** where PostgreSQL's PGPASSWORD, PGPASSFILE, PGSSLMODE, MySQL's MYSQL_PWD, and HOME (for ~/.pgpass and ~/.my.cnf) are read (process.env by default) */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -88,6 +92,10 @@ export function createTarget(spec: TargetSpec, deps: TargetDeps): SyncTarget {
     case 'postgres': {
       const postgres = require('./postgresTarget') as { PostgresTarget: typeof PostgresTarget };
       return new postgres.PostgresTarget({ url: spec.url, logger, clock, lockWaitMs, env: deps.env, homeDir: deps.env?.HOME || undefined, readOnly });
+    }
+    case 'mysql': {
+      const mysql = require('./mysqlTarget') as { MysqlTarget: typeof MysqlTarget };
+      return new mysql.MysqlTarget({ url: spec.url, logger, clock, lockWaitMs, env: deps.env, homeDir: deps.env?.HOME || undefined, readOnly });
     }
     default:
       return unknownKind(spec);

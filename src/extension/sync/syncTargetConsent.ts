@@ -1,7 +1,7 @@
-// Whether a sync may connect to the PostgreSQL server the target setting names. A value from a
-// workspace's settings (.vscode/settings.json, a .code-workspace file) comes with the folder
-// or repository that was opened, and a sync signs in to the server it names with the user's
-// PGPASSWORD or ~/.pgpass and writes the data there. So the first sync to such a server asks,
+// Whether a sync may connect to the PostgreSQL or MySQL server the target setting names. A value
+// from a workspace's settings (.vscode/settings.json, a .code-workspace file) comes with the
+// folder or repository that was opened, and a sync signs in to the server it names with the
+// user's PGPASSWORD or ~/.pgpass (MYSQL_PWD or ~/.my.cnf) and writes the data there. So the first sync to such a server asks,
 // naming it (never its password), and the answer is remembered per target URL in the
 // extension's global state: asked once. Values from user settings, DuckDB files and the local
 // database ask nothing. A run by argument object asks nothing either: it is refused until the
@@ -9,6 +9,8 @@
 
 import { DqError } from '../../client/errors';
 import { isLocalServer } from '../../sync/postgresTls';
+import { isLocalMysqlServer } from '../../sync/mysqlTls';
+import { readMysqlUrl } from '../../sync/mysqlUrl';
 import { postgresUrlLabel, readPostgresUrl } from '../../sync/postgresUrl';
 import { SYNC_TARGET_SETTING, type SyncTargetChoice } from './syncTargetSetting';
 
@@ -66,7 +68,7 @@ export class SyncTargetConsent {
   ) {}
 
   state(target: SyncTargetChoice): ConsentState {
-    if (target.kind !== 'postgresql') return 'notNeeded';
+    if (target.kind !== 'postgresql' && target.kind !== 'mysql') return 'notNeeded';
     const origin = this.origin();
     if (origin !== 'workspace' && origin !== 'workspaceFolder') return 'notNeeded';
     const answer = this.answers()[target.spec];
@@ -91,7 +93,7 @@ export class SyncTargetConsent {
     const label = this.label(target);
     if (state === 'declined') throw this.declined(label);
     if (!ask) {
-      throw new DqError('usage', `${this.whose()} name the sync target ${label}, a PostgreSQL server not confirmed yet, and a sync by argument object asks nothing.`, {
+      throw new DqError('usage', `${this.whose()} name the sync target ${label}, a ${this.server(target)} server not confirmed yet, and a sync by argument object asks nothing.`, {
         hint: `Run "Data Query: Sync Table" from the explorer or the palette once and confirm the server, or set ${SYNC_TARGET_SETTING} in your user settings.`,
         details: { problem: 'targetUnconfirmed' satisfies ConsentProblem },
       });
@@ -115,14 +117,17 @@ export class SyncTargetConsent {
   }
 
   private async question(target: SyncTargetChoice, label: string, ask: (question: ConsentQuestion) => Thenable<ConsentAnswer>): Promise<void> {
-    const plain = this.unencrypted(target.spec)
-      ? ' The URL (or PGSSLMODE) says sslmode=disable: the password and the data travel unencrypted.'
-      : '';
+    const mysql = target.kind === 'mysql';
+    const plain = !this.unencrypted(target)
+      ? ''
+      : mysql
+        ? ' The URL says ssl-mode=DISABLED: the password and the data travel unencrypted.'
+        : ' The URL (or PGSSLMODE) says sslmode=disable: the password and the data travel unencrypted.';
     const answer = await ask({
-      message: `Sync to the PostgreSQL server ${label}?`,
+      message: `Sync to the ${this.server(target)} server ${label}?`,
       detail:
-        `${this.whose()} set ${SYNC_TARGET_SETTING} to ${label}. A sync signs in there with your PostgreSQL password ` +
-        `(PGPASSWORD or ~/.pgpass) and writes the synced tables there.${plain} Allow it only for a server you know. ` +
+        `${this.whose()} set ${SYNC_TARGET_SETTING} to ${label}. A sync signs in there with your ${this.server(target)} password ` +
+        `(${mysql ? 'MYSQL_PWD or ~/.my.cnf' : 'PGPASSWORD or ~/.pgpass'}) and writes the synced tables there.${plain} Allow it only for a server you know. ` +
         'The answer is remembered for this URL.',
       allow: 'Sync to This Server',
       decline: "Don't Sync",
@@ -146,13 +151,27 @@ export class SyncTargetConsent {
   /** The URL as the question shows it: every part that decides where the data goes (host= too), no password. */
   private label(target: SyncTargetChoice): string {
     try {
+      if (target.kind === 'mysql') return readMysqlUrl(target.spec).label;
       return postgresUrlLabel(readPostgresUrl(target.spec));
     } catch {
       return target.label;
     }
   }
 
-  private unencrypted(spec: string): boolean {
+  private server(target: SyncTargetChoice): string {
+    return target.kind === 'mysql' ? 'MySQL' : 'PostgreSQL';
+  }
+
+  private unencrypted(target: SyncTargetChoice): boolean {
+    const spec = target.spec;
+    if (target.kind === 'mysql') {
+      try {
+        const url = readMysqlUrl(spec);
+        return url.params['ssl-mode']?.trim().toUpperCase() === 'DISABLED' && !isLocalMysqlServer(url);
+      } catch {
+        return false;
+      }
+    }
     let url: URL;
     try {
       url = readPostgresUrl(spec);

@@ -2,7 +2,8 @@
 // the local database (`sync.duckdb` in the extension's storage); a file path or `duckdb:PATH`
 // names another DuckDB file; `postgresql://user@host:port/db` a PostgreSQL database, whose
 // password comes from PGPASSWORD in VS Code's environment or from ~/.pgpass, never from
-// settings. The value is read by the same parser as `dq sync --to` (which loads no target
+// settings; `mysql://user@host:port/db` (or `mariadb://`) a MySQL or MariaDB database, whose
+// password comes from MYSQL_PWD or the [client] group of ~/.my.cnf. The value is read by the same parser as `dq sync --to` (which loads no target
 // code); this adds what only a setting has: the local default, `~` for home (no shell expands
 // it), no password, and messages that name the setting. Pure: no `vscode` import, so plain
 // tests can use it.
@@ -11,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DqError, isDqError } from '../../client/errors';
 import { expandTargetHome } from '../../core/homeFolder';
+import { MYSQL_SCHEME, readMysqlUrl } from '../../sync/mysqlUrl';
 import { parseTargetSpec, type TargetSpec, type TargetSpecProblem } from '../../sync/targetSpec';
 
 export const SYNC_TARGET_SETTING = 'dataQuery.sync.target';
@@ -28,7 +30,8 @@ export type SyncTargetChoice =
       /** the setting was empty: the local database in the extension's storage */
       local: boolean;
     }
-  | { kind: 'postgresql'; spec: string; label: string; local: false };
+  | { kind: 'postgresql'; spec: string; label: string; local: false }
+  | { kind: 'mysql'; spec: string; label: string; local: false };
 
 export interface TargetPlaces {
   /** the extension's global storage folder */
@@ -46,19 +49,21 @@ export function parseSyncTarget(raw: unknown, places: TargetPlaces): SyncTargetC
     return { kind: 'duckdb', path: file, spec: file, label: file, local: true };
   }
   if (typeof raw !== 'string') {
-    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} must be text: a DuckDB file path, duckdb:PATH or a postgresql:// URL.`, {
+    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} must be text: a DuckDB file path, duckdb:PATH, a postgresql:// or a mysql:// URL.`, {
       hint: 'Open your settings and fix it, or clear it to use the local database.',
     });
   }
   const value = raw.trim();
+  if (MYSQL_SCHEME.test(value)) refuseMysqlPassword(value);
   let spec: TargetSpec;
   try {
     // relative paths start in the workspace folder; `env` only names the default, and the value is not empty
     spec = parseTargetSpec(expandTargetHome(value, places.home ?? os.homedir()), { cwd: places.workspaceFolder ?? places.globalStorage, env: {} });
   } catch (err) {
-    throw settingError(err);
+    throw MYSQL_SCHEME.test(value) ? mysqlSettingError(err) : settingError(err);
   }
   if (spec.kind === 'duckdb') return { kind: 'duckdb', path: spec.path, spec: spec.path, label: spec.label, local: false };
+  if (spec.kind === 'mysql') return mysqlTarget(spec.url);
   return postgresTarget(spec.url);
 }
 
@@ -70,17 +75,49 @@ const SETTING_PROBLEMS: Record<TargetSpecProblem, { message: string; hint: strin
     hint: 'Write it as postgresql://user@host:port/database (the password comes from PGPASSWORD or ~/.pgpass).',
   },
   noServer: { message: `The setting ${SYNC_TARGET_SETTING} names no database server.`, hint: 'Write it as postgresql://user@host:port/database.' },
+  noDatabase: { message: `The setting ${SYNC_TARGET_SETTING} names no database.`, hint: 'Write it as postgresql://user@host:port/database.' },
   unknownKind: {
     message: `The setting ${SYNC_TARGET_SETTING} names a kind of database that cannot be synced to.`,
-    hint: 'Use a DuckDB file path (or duckdb:PATH) or a postgresql:// URL, or clear the setting to use the local database.',
+    hint: 'Use a DuckDB file path (or duckdb:PATH), a postgresql:// or a mysql:// URL, or clear the setting to use the local database.',
   },
   noFile: { message: `The setting ${SYNC_TARGET_SETTING} says duckdb: without a file.`, hint: 'Write the path after duckdb:, or clear the setting to use the local database.' },
 };
+
+/** The MySQL URL's refusals, worded for the setting; the URL is never repeated. */
+function mysqlSettingError(err: unknown): unknown {
+  const problem = isDqError(err) ? (err.details?.problem as TargetSpecProblem | undefined) : undefined;
+  if (problem === undefined) return err;
+  const form = 'Write it as mysql://user@host:3306/database (the password comes from MYSQL_PWD or the [client] group of ~/.my.cnf).';
+  const what = problem === 'noServer' ? 'names no database server' : problem === 'noDatabase' ? 'names no database' : 'is not a valid mysql:// URL';
+  return new DqError('usage', `The setting ${SYNC_TARGET_SETTING} ${what}.`, { hint: isDqError(err) && problem === 'invalidUrl' && /parameter/.test(err.message) ? `${err.message} ${err.hint ?? ''}`.trim() : form });
+}
 
 function settingError(err: unknown): unknown {
   const problem = isDqError(err) ? (err.details?.problem as TargetSpecProblem | undefined) : undefined;
   const worded = problem === undefined ? undefined : SETTING_PROBLEMS[problem];
   return worded ? new DqError('usage', worded.message, { hint: worded.hint }) : err;
+}
+
+/** A password has no place in settings (a URL that does not read as one is refused by the parser, without repeating it). */
+function refuseMysqlPassword(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return;
+  }
+  if (url.password !== '' || [...url.searchParams.keys()].some((k) => /pass/i.test(k))) {
+    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} contains a password, and settings are no place for one.`, {
+      hint: 'Remove the password from the URL and give it as MYSQL_PWD in the environment VS Code starts with, or in the [client] group of ~/.my.cnf.',
+    });
+  }
+}
+
+/** The label leaves out the query. */
+function mysqlTarget(value: string): SyncTargetChoice {
+  const url = new URL(value);
+  const { scheme, user, database } = readMysqlUrl(value);
+  return { kind: 'mysql', spec: value, label: `${scheme}://${user}@${url.host}/${database}`, local: false };
 }
 
 /** A password has no place in settings; the label leaves out the query. */

@@ -122,6 +122,22 @@ describe('sync target consent: a PostgreSQL server a workspace names', () => {
     assert.equal(never.asked.length, 0);
   });
 
+  it('asks the same for a MySQL server, naming MYSQL_PWD and ~/.my.cnf, and says when ssl-mode=DISABLED sends it unencrypted', async () => {
+    const mysql = parseSyncTarget('mysql://etl@db.school.edu:3306/warehouse?ssl-mode=DISABLED', PLACES);
+    assert.equal(consent.state(mysql), 'unasked');
+    await assert.rejects(consent.confirm(mysql), (err: unknown) => isDqError(err) && /a MySQL server not confirmed yet/.test(err.message));
+    const dialog = new Dialog(['allow']);
+    await consent.confirm(mysql, dialog.ask);
+    const [q] = dialog.asked;
+    assert.equal(q.message, 'Sync to the MySQL server mysql://etl@db.school.edu:3306/warehouse?ssl-mode=DISABLED?');
+    assert.match(q.detail, /signs in there with your MySQL password \(MYSQL_PWD or ~\/\.my\.cnf\)/);
+    assert.match(q.detail, /ssl-mode=DISABLED: the password and the data travel unencrypted/);
+    assert.equal(consent.state(mysql), 'allowed');
+    const local = new Dialog(['allow']);
+    await consent.confirm(parseSyncTarget('mysql://etl@127.0.0.1/warehouse?ssl-mode=DISABLED', PLACES), local.ask);
+    assert.doesNotMatch(local.asked[0].detail, /unencrypted/, 'this machine: nothing travels');
+  });
+
   it('two syncs started together ask once', async () => {
     let answer!: (a: ConsentAnswer) => void;
     let asked = 0;

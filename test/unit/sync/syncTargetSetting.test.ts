@@ -40,6 +40,23 @@ describe('the dataQuery.sync.target setting', () => {
     assert.equal(parseSyncTarget('postgresql:///warehouse?host=/var/run/postgresql', PLACES).label, 'postgresql:///warehouse');
   });
 
+  it('takes a mysql:// or mariadb:// URL without a password, shown without its query; refuses one with a password, or without a database', () => {
+    const target = parseSyncTarget('mysql://sync@db.school.edu:3306/warehouse?ssl-mode=REQUIRED', PLACES);
+    assert.deepEqual(target, { kind: 'mysql', spec: 'mysql://sync@db.school.edu:3306/warehouse?ssl-mode=REQUIRED', label: 'mysql://sync@db.school.edu:3306/warehouse', local: false });
+    assert.equal(parseSyncTarget('mariadb://sync@db.school.edu/warehouse', PLACES).label, 'mariadb://sync@db.school.edu/warehouse');
+    for (const raw of ['mysql://sync:s3cret-pw@db.school.edu/warehouse', 'mysql://sync@db.school.edu/warehouse?password=s3cret-pw']) {
+      const text = refusal(raw);
+      assert.match(text, /contains a password/);
+      assert.match(text, /MYSQL_PWD.*~\/\.my\.cnf/);
+      assert.ok(!text.includes('s3cret-pw'), text);
+    }
+    assert.match(refusal('mysql://sync@db.school.edu'), /names no database\. Write it as mysql:\/\/user@host:3306\/database/);
+    assert.match(refusal('mysql://sync@db.school.edu/warehouse?sslmod=DISABLED'), /not a valid mysql:\/\/ URL.*the parameter "sslmod" this target does not know/);
+    const broken = refusal('mysql://sync:s3cret/pw@db.school.edu/warehouse');
+    assert.match(broken, /not a valid mysql:\/\/ URL/);
+    assert.ok(!broken.includes('s3cret'));
+  });
+
   it('refuses a password in the setting, in the URL or its query, and never repeats it', () => {
     for (const raw of ['postgresql://sync:s3cret-pw@db.school.edu/warehouse', 'postgresql://sync@db.school.edu/warehouse?password=s3cret-pw', 'postgresql://sync@db.school.edu/warehouse?sslpassword=s3cret-pw']) {
       const text = refusal(raw);
@@ -53,7 +70,7 @@ describe('the dataQuery.sync.target setting', () => {
   });
 
   it('says what to write for other databases, an empty duckdb: and a value that is not text', () => {
-    assert.match(refusal('mysql://root@localhost/school'), /cannot be synced to.*DuckDB file path.*postgresql:\/\//);
+    assert.match(refusal('sqlserver://root@localhost/school'), /cannot be synced to.*DuckDB file path.*postgresql:\/\/.*mysql:\/\//);
     assert.match(refusal('duckdb:'), /without a file/);
     assert.match(refusal(42), /must be text/);
   });

@@ -95,7 +95,7 @@ describe('sync target spec', () => {
   });
 
   it('refuses other URL schemes without repeating their credentials', () => {
-    for (const url of ['mysql://root:s3cret-pw@db/x', 'mysql://root:2024/s3cret-pw@db/x']) {
+    for (const url of ['sqlserver://root:s3cret-pw@db/x', 'sqlserver://root:2024/s3cret-pw@db/x']) {
       assert.throws(
         () => parseTargetSpec(url, context),
         (err: Error & { kind?: string; hint?: string }) => {
