@@ -1,7 +1,8 @@
 // The SQL text the DuckDB sync target runs: the target table's DDL, the reader over a job's
 // gzip JSONL files (typed by the table's columns, so null and empty text stay apart), the
 // newest record of each key (by commit time, then file order, then line order), and the
-// statements that apply a snapshot or a change set, and the meta table. Names and file paths
+// statements that apply a snapshot (one read of the files; only the keys that repeat are
+// sorted) or a change set (one MERGE), and the meta table. Names and file paths
 // are quoted; no value from the data ever enters the text. Every table is named with the
 // database's own catalog name as well (`"sync"."canvas"."users"`): a two-part name is
 // ambiguous, and refused, when the file's name equals a schema's (`canvas.duckdb`).
@@ -83,9 +84,15 @@ export function schemaName(catalog: string, namespace: string): string {
   return `${quoteIdent(catalog)}.${quoteIdent(namespace)}`;
 }
 
-export function createTableSql(catalog: string, table: TargetTable): string {
+/**
+ * The table, without a PRIMARY KEY: the key columns are NOT NULL, and each key holds one row
+ * because every load keeps one record per key (an ART index would cost more than the rows
+ * themselves to build). `loading` adds the columns a snapshot loads its records' order into,
+ * dropped again before the load commits.
+ */
+export function createTableSql(catalog: string, table: TargetTable, loading?: LoadColumns): string {
   const lines = table.columns.map((c) => `  ${quoteIdent(c.name)} ${sqlTypeOf(c.type)}${c.key ? ' NOT NULL' : ''}`);
-  lines.push(`  PRIMARY KEY (${keyColumns(table).map((c) => quoteIdent(c.name)).join(', ')})`);
+  if (loading) lines.push(`  ${quoteIdent(loading.action)} VARCHAR`, `  ${quoteIdent(loading.ts)} TIMESTAMPTZ`, `  ${quoteIdent(loading.line)} BIGINT`);
   return `CREATE TABLE ${tableName(catalog, table)} (\n${lines.join(',\n')}\n)`;
 }
 
@@ -93,54 +100,140 @@ export function addColumnSql(catalog: string, table: TargetTable, column: Target
   return `ALTER TABLE ${tableName(catalog, table)} ADD COLUMN ${quoteIdent(column.name)} ${sqlTypeOf(column.type)}`;
 }
 
+export function dropColumnSql(catalog: string, table: TargetTable, column: string): string {
+  return `ALTER TABLE ${tableName(catalog, table)} DROP COLUMN ${quoteIdent(column)}`;
+}
+
+/**
+ * The names of the columns a load adds for a while: each record's action, commit time and line
+ * (its place in the files, counted across them in their order), named apart from the table's
+ * own columns as DuckDB compares names (`dq_action`, or `dq_action_2` where the table has one).
+ */
+export interface LoadColumns {
+  action: string;
+  ts: string;
+  line: string;
+}
+
+export function loadColumnsOf(table: TargetTable): LoadColumns {
+  const taken = new Set(table.columns.map((c) => foldCase(c.name)));
+  const free = (base: string): string => {
+    let name = base;
+    for (let n = 2; taken.has(foldCase(name)); n++) name = `${base}_${n}`;
+    taken.add(foldCase(name));
+    return name;
+  };
+  return { action: free('dq_action'), ts: free('dq_ts'), line: free('dq_line') };
+}
+
+/** DuckDB folds ASCII letters only in names. */
+function foldCase(name: string): string {
+  return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+}
+
+/** read_json over the files, typed by the table's columns; its rows are numbered across the files, in their order (`dq_records.ordinality`). */
+function recordsReader(table: TargetTable, files: readonly string[]): string {
+  const fileList = `[${files.map(quoteString).join(', ')}]`;
+  return (
+    `read_json(${fileList}, format='newline_delimited', compression='auto_detect', maximum_object_size=${MAX_RECORD_BYTES}, ` +
+    `columns=${recordStructs(table.columns)}) WITH ORDINALITY AS dq_records`
+  );
+}
+
+/** The order in which a key's records supersede each other, newest first: by commit time, then the later file, then the later line. */
+const NEWEST_FIRST = (ts: string, line: string): string => `${ts} DESC, ${line} DESC`;
+
 /**
  * The newest record of each key in the files, one row per key: the table's columns (as
- * named in the target) plus `dq_action` (`U`, `D`, or null for a record without one, which is
+ * named in the target) plus `action` (`U`, `D`, or null for a record without one, which is
  * an upsert like `U`: only a delete removes a row). Ties on the commit time go to the later
  * file, then the later line, so a key delivered twice ends as its last delivery.
  */
-export function latestRecordsSql(table: TargetTable, files: readonly string[]): string {
-  const fileList = `[${files.map(quoteString).join(', ')}]`;
-  const reader =
-    `read_json(${fileList}, format='newline_delimited', compression='auto_detect', filename=true, maximum_object_size=${MAX_RECORD_BYTES}, ` +
-    `columns=${recordStructs(table.columns)}) WITH ORDINALITY AS dq_records`;
+export function latestRecordsSql(table: TargetTable, files: readonly string[], action: string): string {
   const values = table.columns.map((c) => `${columnValue(c)} AS ${quoteIdent(c.name)}`);
   const keys = keyColumns(table).map((c) => columnValue(c));
-  const order = `"meta"['ts'] DESC, list_position(${fileList}, dq_records.filename) DESC, dq_records.ordinality DESC`;
   return (
-    `SELECT ${values.join(', ')}, "meta"['action'] AS dq_action FROM ${reader}\n` +
-    `QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY ${order}) = 1`
+    `SELECT ${values.join(', ')}, "meta"['action'] AS ${quoteIdent(action)} FROM ${recordsReader(table, files)}\n` +
+    `QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY ${NEWEST_FIRST(`"meta"['ts']`, 'dq_records.ordinality')}) = 1`
   );
 }
 
 /** Whatever is not a delete is data: the PostgreSQL target decides the same way. */
-const IS_UPSERT = `dq_action IS DISTINCT FROM 'D'`;
+const isUpsert = (action: string): string => `${action} IS DISTINCT FROM 'D'`;
 
-/** Loads a snapshot into the (new, empty) table: the newest record of each key, deletes left out. */
-export function insertSnapshotSql(catalog: string, table: TargetTable, files: readonly string[]): string {
-  const names = table.columns.map((c) => quoteIdent(c.name)).join(', ');
-  return `INSERT INTO ${tableName(catalog, table)} (${names}) SELECT ${names} FROM (${latestRecordsSql(table, files)}) WHERE ${IS_UPSERT}`;
+/**
+ * A snapshot's first step: every record of the files into the (new, empty) table as it comes,
+ * with its action, commit time and line in the `loading` columns; one read of the files, no
+ * sort. What a key's newer record supersedes, and the keys whose newest record is a delete,
+ * leave afterwards (`supersededSql`, `deletedSql`), when there are any (`loadedFactsSql`).
+ */
+export function loadRecordsSql(catalog: string, table: TargetTable, files: readonly string[], loading: LoadColumns): string {
+  const names = [...table.columns.map((c) => c.name), loading.action, loading.ts, loading.line].map(quoteIdent).join(', ');
+  const values = [...table.columns.map(columnValue), `"meta"['action']`, `"meta"['ts']`, 'dq_records.ordinality'].join(', ');
+  return `INSERT INTO ${tableName(catalog, table)} (${names}) SELECT ${values} FROM ${recordsReader(table, files)}`;
+}
+
+/** Two counts over the loaded table: the keys it holds more than once, and the records that are deletes. */
+export function loadedFactsSql(catalog: string, table: TargetTable, loading: LoadColumns): string {
+  const t = tableName(catalog, table);
+  const keys = keyColumns(table).map((c) => quoteIdent(c.name)).join(', ');
+  return (
+    `SELECT (SELECT count(*) FROM (SELECT 1 FROM ${t} GROUP BY ${keys} HAVING count(*) > 1)) AS repeated, ` +
+    `(SELECT count(*) FROM ${t} WHERE ${quoteIdent(loading.action)} = 'D') AS deletes`
+  );
+}
+
+/** Deletes every record a newer one of its key supersedes; sorts only the records of keys that repeat. */
+export function supersededSql(catalog: string, table: TargetTable, loading: LoadColumns): string {
+  const t = tableName(catalog, table);
+  const keys = keyColumns(table).map((c) => quoteIdent(c.name));
+  const match = keys.map((k) => `dq_loaded.${k} = dq_repeated.${k}`).join(' AND ');
+  const order = NEWEST_FIRST(`dq_loaded.${quoteIdent(loading.ts)}`, `dq_loaded.${quoteIdent(loading.line)}`);
+  const repeated = `SELECT ${keys.join(', ')} FROM ${t} GROUP BY ${keys.join(', ')} HAVING count(*) > 1`;
+  const ranked =
+    `SELECT dq_loaded.rowid AS dq_row, row_number() OVER (PARTITION BY ${keys.map((k) => `dq_loaded.${k}`).join(', ')} ORDER BY ${order}) AS dq_rank ` +
+    `FROM ${t} AS dq_loaded SEMI JOIN (${repeated}) AS dq_repeated ON ${match}`;
+  return `DELETE FROM ${t} WHERE rowid IN (SELECT dq_row FROM (${ranked}) WHERE dq_rank > 1)`;
+}
+
+/** Deletes the keys whose newest record is a delete (run once no key repeats). */
+export function deletedSql(catalog: string, table: TargetTable, loading: LoadColumns): string {
+  return `DELETE FROM ${tableName(catalog, table)} WHERE ${quoteIdent(loading.action)} = 'D'`;
 }
 
 export const CHANGES_TABLE = 'dq_changes';
 
-/** Stages the newest record of each changed key in a temporary table of this connection. */
-export function stageChangesSql(table: TargetTable, files: readonly string[]): string {
-  return `CREATE OR REPLACE TEMPORARY TABLE ${CHANGES_TABLE} AS ${latestRecordsSql(table, files)}`;
+/** Stages the newest record of each changed key in a temporary table of this connection; its action in the column `action`. */
+export function stageChangesSql(table: TargetTable, files: readonly string[], action: string): string {
+  return `CREATE OR REPLACE TEMPORARY TABLE ${CHANGES_TABLE} AS ${latestRecordsSql(table, files, action)}`;
 }
 
-/** Deletes the rows whose newest change is a delete. */
-export function deleteChangedSql(catalog: string, table: TargetTable): string {
-  const match = keyColumns(table)
-    .map((c) => `${tableName(catalog, table)}.${quoteIdent(c.name)} = ${CHANGES_TABLE}.${quoteIdent(c.name)}`)
-    .join(' AND ');
-  return `DELETE FROM ${tableName(catalog, table)} USING ${CHANGES_TABLE} WHERE ${match} AND ${CHANGES_TABLE}.dq_action = 'D'`;
+/** The staged changes that are upserts. */
+export function countUpsertsSql(action: string): string {
+  return `SELECT count(*) FROM ${CHANGES_TABLE} WHERE ${isUpsert(quoteIdent(action))}`;
 }
 
-/** Inserts or replaces the rows whose newest change is an upsert. */
-export function upsertChangedSql(catalog: string, table: TargetTable): string {
+/**
+ * Applies the staged changes in one pass over the table: a key whose newest change is a delete
+ * is deleted, one whose newest change is an upsert is updated or inserted. Works on tables
+ * made with a PRIMARY KEY by earlier versions too (their key columns are never updated to
+ * other values). The rows it changes are the deletes plus every staged upsert.
+ */
+export function mergeChangesSql(catalog: string, table: TargetTable, action: string): string {
+  const t = tableName(catalog, table);
+  const staged = (c: TargetColumn): string => `${CHANGES_TABLE}.${quoteIdent(c.name)}`;
+  const match = keyColumns(table).map((c) => `${t}.${quoteIdent(c.name)} = ${staged(c)}`).join(' AND ');
+  // a table of key columns only has nothing else to set: its key, to itself, counts the upsert
+  const values = table.columns.filter((c) => !c.key);
+  const set = (values.length > 0 ? values : keyColumns(table)).map((c) => `${quoteIdent(c.name)} = ${staged(c)}`).join(', ');
   const names = table.columns.map((c) => quoteIdent(c.name)).join(', ');
-  return `INSERT OR REPLACE INTO ${tableName(catalog, table)} (${names}) SELECT ${names} FROM ${CHANGES_TABLE} WHERE ${IS_UPSERT}`;
+  const act = `${CHANGES_TABLE}.${quoteIdent(action)}`;
+  return (
+    `MERGE INTO ${t} USING ${CHANGES_TABLE} ON ${match}\n` +
+    `WHEN MATCHED AND ${act} = 'D' THEN DELETE\n` +
+    `WHEN MATCHED THEN UPDATE SET ${set}\n` +
+    `WHEN NOT MATCHED AND ${isUpsert(act)} THEN INSERT (${names}) VALUES (${table.columns.map(staged).join(', ')})`
+  );
 }
 
 function keyColumns(table: TargetTable): TargetColumn[] {
