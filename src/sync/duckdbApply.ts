@@ -118,8 +118,8 @@ async function loadSnapshot(run: Run, numbers: Numbers, catalog: string, table: 
   let rows = 0;
   if (files.length > 0) {
     rows = await run(loadRecordsSql(catalog, table, files, loading));
-    const [repeated, deletes] = await numbers(loadedFactsSql(catalog, table, loading));
-    if (repeated > 0) rows -= await run(supersededSql(catalog, table, loading));
+    const [repeats, deletes] = await numbers(loadedFactsSql(catalog, table, loading));
+    if (repeats > 0) rows -= await run(supersededSql(catalog, table, loading));
     if (deletes > 0) rows -= await run(deletedSql(catalog, table, loading));
   }
   for (const column of [loading.action, loading.ts, loading.line]) await run(dropColumnSql(catalog, table, column));

@@ -173,14 +173,14 @@ export function loadRecordsSql(catalog: string, table: TargetTable, files: reado
   return `INSERT INTO ${tableName(catalog, table)} (${names}) SELECT ${values} FROM ${recordsReader(table, files)}`;
 }
 
-/** Two counts over the loaded table: the keys it holds more than once, and the records that are deletes. */
+/**
+ * Two counts over the loaded table, in one pass: records beyond the first of their key's hash
+ * (none means no key repeats; a hash two keys share only costs `supersededSql` a pass that
+ * deletes nothing), and the records that are deletes.
+ */
 export function loadedFactsSql(catalog: string, table: TargetTable, loading: LoadColumns): string {
-  const t = tableName(catalog, table);
   const keys = keyColumns(table).map((c) => quoteIdent(c.name)).join(', ');
-  return (
-    `SELECT (SELECT count(*) FROM (SELECT 1 FROM ${t} GROUP BY ${keys} HAVING count(*) > 1)) AS repeated, ` +
-    `(SELECT count(*) FROM ${t} WHERE ${quoteIdent(loading.action)} = 'D') AS deletes`
-  );
+  return `SELECT count(*) - count(DISTINCT hash(${keys})) AS repeats, count(*) FILTER (WHERE ${quoteIdent(loading.action)} = 'D') AS deletes FROM ${tableName(catalog, table)}`;
 }
 
 /** Deletes every record a newer one of its key supersedes; sorts only the records of keys that repeat. */
