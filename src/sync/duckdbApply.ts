@@ -21,6 +21,7 @@ import {
   addColumnSql,
   CHANGES_TABLE,
   countUpsertsSql,
+  createChangesTableSql,
   createTableSql,
   deletedSql,
   dropColumnSql,
@@ -29,7 +30,6 @@ import {
   loadRecordsSql,
   mergeChangesSql,
   schemaName,
-  stageChangesSql,
   supersededSql,
   tableName,
 } from './duckdbSql';
@@ -107,26 +107,31 @@ async function applyOnce(database: OpenDatabase, file: string, plan: ApplyPlan):
 
 /**
  * A snapshot: the table made anew and filled with the newest record of each key; returns the
- * rows loaded. The records go in as they come, in one read of the files, each with its action,
- * commit time and line; then, only where there are any, the records a newer one of their key
- * supersedes and the keys whose newest record is a delete leave, and those columns go.
+ * rows loaded. The records go in as they come, in one read of the files, each with its action
+ * and commit time; then, only where there are any, the records a newer one of their key
+ * supersedes and the keys whose newest record is a delete leave, and those two columns go.
  */
 async function loadSnapshot(run: Run, numbers: Numbers, catalog: string, table: TargetTable, files: readonly string[]): Promise<number> {
   const loading = loadColumnsOf(table);
-  await run(`DROP TABLE IF EXISTS ${tableName(catalog, table)}`);
+  const into = tableName(catalog, table);
+  await run(`DROP TABLE IF EXISTS ${into}`);
   await run(createTableSql(catalog, table, loading));
   let rows = 0;
   if (files.length > 0) {
-    rows = await run(loadRecordsSql(catalog, table, files, loading));
-    const [repeats, deletes] = await numbers(loadedFactsSql(catalog, table, loading));
-    if (repeats > 0) rows -= await run(supersededSql(catalog, table, loading));
-    if (deletes > 0) rows -= await run(deletedSql(catalog, table, loading));
+    rows = await run(loadRecordsSql(into, table, files, loading));
+    const [repeats, deletes] = await numbers(loadedFactsSql(into, table, loading));
+    if (repeats > 0) rows -= await run(supersededSql(into, table, loading));
+    if (deletes > 0) rows -= await run(deletedSql(into, loading));
   }
-  for (const column of [loading.action, loading.ts, loading.line]) await run(dropColumnSql(catalog, table, column));
+  for (const column of [loading.action, loading.ts]) await run(dropColumnSql(catalog, table, column));
   return rows;
 }
 
-/** Changes: new columns added in place, then the newest record of each key deleted, updated or inserted, in one MERGE. */
+/**
+ * Changes: new columns added in place; the records staged as they come, in one read of the
+ * files, and those a newer one of their key supersedes dropped (where a key repeats); then the
+ * newest record of each key deleted, updated or inserted, in one MERGE.
+ */
 async function applyChanges(run: Run, numbers: Numbers, conn: DuckDBConnection, catalog: string, plan: ApplyPlan, file: string): Promise<{ upserted: number; deleted: number }> {
   const { table, files } = plan;
   if (!(await tableExists(conn, table.namespace, table.table))) {
@@ -136,10 +141,13 @@ async function applyChanges(run: Run, numbers: Numbers, conn: DuckDBConnection, 
   }
   for (const column of plan.addedColumns) await run(addColumnSql(catalog, table, column));
   if (files.length === 0) return { upserted: 0, deleted: 0 };
-  const { action } = loadColumnsOf(table);
-  await run(stageChangesSql(table, files, action));
-  const [upserted] = await numbers(countUpsertsSql(action));
-  const changed = await run(mergeChangesSql(catalog, table, action));
+  const loading = loadColumnsOf(table);
+  await run(createChangesTableSql(table, loading));
+  await run(loadRecordsSql(CHANGES_TABLE, table, files, loading));
+  const [repeats] = await numbers(loadedFactsSql(CHANGES_TABLE, table, loading));
+  if (repeats > 0) await run(supersededSql(CHANGES_TABLE, table, loading));
+  const [upserted] = await numbers(countUpsertsSql(loading.action));
+  const changed = await run(mergeChangesSql(catalog, table, loading.action));
   await run(`DROP TABLE ${CHANGES_TABLE}`);
   return { upserted, deleted: changed - upserted };
 }

@@ -87,13 +87,17 @@ export function schemaName(catalog: string, namespace: string): string {
 /**
  * The table, without a PRIMARY KEY: the key columns are NOT NULL, and each key holds one row
  * because every load keeps one record per key (an ART index would cost more than the rows
- * themselves to build). `loading` adds the columns a snapshot loads its records' order into,
- * dropped again before the load commits.
+ * themselves to build). `loading` adds the columns a snapshot loads its records' action and
+ * commit time into, dropped again before the load commits.
  */
 export function createTableSql(catalog: string, table: TargetTable, loading?: LoadColumns): string {
+  return `CREATE TABLE ${tableName(catalog, table)} (\n${columnLines(table, loading).join(',\n')}\n)`;
+}
+
+function columnLines(table: TargetTable, loading?: LoadColumns): string[] {
   const lines = table.columns.map((c) => `  ${quoteIdent(c.name)} ${sqlTypeOf(c.type)}${c.key ? ' NOT NULL' : ''}`);
-  if (loading) lines.push(`  ${quoteIdent(loading.action)} VARCHAR`, `  ${quoteIdent(loading.ts)} TIMESTAMPTZ`, `  ${quoteIdent(loading.line)} BIGINT`);
-  return `CREATE TABLE ${tableName(catalog, table)} (\n${lines.join(',\n')}\n)`;
+  if (loading) lines.push(`  ${quoteIdent(loading.action)} VARCHAR`, `  ${quoteIdent(loading.ts)} TIMESTAMPTZ`);
+  return lines;
 }
 
 export function addColumnSql(catalog: string, table: TargetTable, column: TargetColumn): string {
@@ -105,14 +109,13 @@ export function dropColumnSql(catalog: string, table: TargetTable, column: strin
 }
 
 /**
- * The names of the columns a load adds for a while: each record's action, commit time and line
- * (its place in the files, counted across them in their order), named apart from the table's
- * own columns as DuckDB compares names (`dq_action`, or `dq_action_2` where the table has one).
+ * The names of the columns a load adds for a while, each record's action and commit time,
+ * named apart from the table's own columns as DuckDB compares names (`dq_action`, or
+ * `dq_action_2` where the table has one).
  */
 export interface LoadColumns {
   action: string;
   ts: string;
-  line: string;
 }
 
 export function loadColumnsOf(table: TargetTable): LoadColumns {
@@ -123,7 +126,7 @@ export function loadColumnsOf(table: TargetTable): LoadColumns {
     taken.add(foldCase(name));
     return name;
   };
-  return { action: free('dq_action'), ts: free('dq_ts'), line: free('dq_line') };
+  return { action: free('dq_action'), ts: free('dq_ts') };
 }
 
 /** DuckDB folds ASCII letters only in names. */
@@ -131,81 +134,61 @@ function foldCase(name: string): string {
   return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 }
 
-/** read_json over the files, typed by the table's columns; its rows are numbered across the files, in their order (`dq_records.ordinality`). */
-function recordsReader(table: TargetTable, files: readonly string[]): string {
-  const fileList = `[${files.map(quoteString).join(', ')}]`;
-  return (
-    `read_json(${fileList}, format='newline_delimited', compression='auto_detect', maximum_object_size=${MAX_RECORD_BYTES}, ` +
-    `columns=${recordStructs(table.columns)}) WITH ORDINALITY AS dq_records`
-  );
-}
-
-/** The order in which a key's records supersede each other, newest first: by commit time, then the later file, then the later line. */
-const NEWEST_FIRST = (ts: string, line: string): string => `${ts} DESC, ${line} DESC`;
-
-/**
- * The newest record of each key in the files, one row per key: the table's columns (as
- * named in the target) plus `action` (`U`, `D`, or null for a record without one, which is
- * an upsert like `U`: only a delete removes a row). Ties on the commit time go to the later
- * file, then the later line, so a key delivered twice ends as its last delivery.
- */
-export function latestRecordsSql(table: TargetTable, files: readonly string[], action: string): string {
-  const values = table.columns.map((c) => `${columnValue(c)} AS ${quoteIdent(c.name)}`);
-  const keys = keyColumns(table).map((c) => columnValue(c));
-  return (
-    `SELECT ${values.join(', ')}, "meta"['action'] AS ${quoteIdent(action)} FROM ${recordsReader(table, files)}\n` +
-    `QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY ${NEWEST_FIRST(`"meta"['ts']`, 'dq_records.ordinality')}) = 1`
-  );
-}
-
 /** Whatever is not a delete is data: the PostgreSQL target decides the same way. */
 const isUpsert = (action: string): string => `${action} IS DISTINCT FROM 'D'`;
 
 /**
- * A snapshot's first step: every record of the files into the (new, empty) table as it comes,
- * with its action, commit time and line in the `loading` columns; one read of the files, no
- * sort. What a key's newer record supersedes, and the keys whose newest record is a delete,
- * leave afterwards (`supersededSql`, `deletedSql`), when there are any (`loadedFactsSql`).
+ * Every record of the files into the table `into` (a new table, or the staged changes) as it
+ * comes, with its action and commit time in the `loading` columns: one read of the files, in
+ * parallel, no sort. DuckDB keeps the files' order in the table (they are read in the order
+ * given, each from its first line, and insertion order is kept), so a row's `rowid` tells the
+ * later file, then the later line. What a key's newer record supersedes leaves afterwards
+ * (`supersededSql`), when a key repeats (`loadedFactsSql`).
  */
-export function loadRecordsSql(catalog: string, table: TargetTable, files: readonly string[], loading: LoadColumns): string {
-  const names = [...table.columns.map((c) => c.name), loading.action, loading.ts, loading.line].map(quoteIdent).join(', ');
-  const values = [...table.columns.map(columnValue), `"meta"['action']`, `"meta"['ts']`, 'dq_records.ordinality'].join(', ');
-  return `INSERT INTO ${tableName(catalog, table)} (${names}) SELECT ${values} FROM ${recordsReader(table, files)}`;
+export function loadRecordsSql(into: string, table: TargetTable, files: readonly string[], loading: LoadColumns): string {
+  const fileList = `[${files.map(quoteString).join(', ')}]`;
+  const reader = `read_json(${fileList}, format='newline_delimited', compression='auto_detect', maximum_object_size=${MAX_RECORD_BYTES}, columns=${recordStructs(table.columns)})`;
+  const names = [...table.columns.map((c) => c.name), loading.action, loading.ts].map(quoteIdent).join(', ');
+  const values = [...table.columns.map(columnValue), `"meta"['action']`, `"meta"['ts']`].join(', ');
+  return `INSERT INTO ${into} (${names}) SELECT ${values} FROM ${reader}`;
 }
 
 /**
- * Two counts over the loaded table, in one pass: records beyond the first of their key's hash
+ * Two counts over the loaded records, in one pass: records beyond the first of their key's hash
  * (none means no key repeats; a hash two keys share only costs `supersededSql` a pass that
  * deletes nothing), and the records that are deletes.
  */
-export function loadedFactsSql(catalog: string, table: TargetTable, loading: LoadColumns): string {
+export function loadedFactsSql(from: string, table: TargetTable, loading: LoadColumns): string {
   const keys = keyColumns(table).map((c) => quoteIdent(c.name)).join(', ');
-  return `SELECT count(*) - count(DISTINCT hash(${keys})) AS repeats, count(*) FILTER (WHERE ${quoteIdent(loading.action)} = 'D') AS deletes FROM ${tableName(catalog, table)}`;
+  return `SELECT count(*) - count(DISTINCT hash(${keys})) AS repeats, count(*) FILTER (WHERE ${quoteIdent(loading.action)} = 'D') AS deletes FROM ${from}`;
 }
 
-/** Deletes every record a newer one of its key supersedes; sorts only the records of keys that repeat. */
-export function supersededSql(catalog: string, table: TargetTable, loading: LoadColumns): string {
-  const t = tableName(catalog, table);
+/**
+ * Deletes from the loaded records `from` every one a newer record of its key supersedes, so
+ * that each key keeps its newest: by commit time, then the later file, then the later line (a
+ * key delivered twice ends as its last delivery). Ranks only the records of keys that repeat.
+ */
+export function supersededSql(from: string, table: TargetTable, loading: LoadColumns): string {
   const keys = keyColumns(table).map((c) => quoteIdent(c.name));
   const match = keys.map((k) => `dq_loaded.${k} = dq_repeated.${k}`).join(' AND ');
-  const order = NEWEST_FIRST(`dq_loaded.${quoteIdent(loading.ts)}`, `dq_loaded.${quoteIdent(loading.line)}`);
-  const repeated = `SELECT ${keys.join(', ')} FROM ${t} GROUP BY ${keys.join(', ')} HAVING count(*) > 1`;
+  const repeated = `SELECT ${keys.join(', ')} FROM ${from} GROUP BY ${keys.join(', ')} HAVING count(*) > 1`;
   const ranked =
-    `SELECT dq_loaded.rowid AS dq_row, row_number() OVER (PARTITION BY ${keys.map((k) => `dq_loaded.${k}`).join(', ')} ORDER BY ${order}) AS dq_rank ` +
-    `FROM ${t} AS dq_loaded SEMI JOIN (${repeated}) AS dq_repeated ON ${match}`;
-  return `DELETE FROM ${t} WHERE rowid IN (SELECT dq_row FROM (${ranked}) WHERE dq_rank > 1)`;
+    `SELECT dq_loaded.rowid AS dq_row, row_number() OVER (PARTITION BY ${keys.map((k) => `dq_loaded.${k}`).join(', ')} ` +
+    `ORDER BY dq_loaded.${quoteIdent(loading.ts)} DESC, dq_loaded.rowid DESC) AS dq_rank ` +
+    `FROM ${from} AS dq_loaded SEMI JOIN (${repeated}) AS dq_repeated ON ${match}`;
+  return `DELETE FROM ${from} WHERE rowid IN (SELECT dq_row FROM (${ranked}) WHERE dq_rank > 1)`;
 }
 
-/** Deletes the keys whose newest record is a delete (run once no key repeats). */
-export function deletedSql(catalog: string, table: TargetTable, loading: LoadColumns): string {
-  return `DELETE FROM ${tableName(catalog, table)} WHERE ${quoteIdent(loading.action)} = 'D'`;
+/** Deletes the keys whose newest record is a delete (once no key repeats). */
+export function deletedSql(from: string, loading: LoadColumns): string {
+  return `DELETE FROM ${from} WHERE ${quoteIdent(loading.action)} = 'D'`;
 }
 
 export const CHANGES_TABLE = 'dq_changes';
 
-/** Stages the newest record of each changed key in a temporary table of this connection; its action in the column `action`. */
-export function stageChangesSql(table: TargetTable, files: readonly string[], action: string): string {
-  return `CREATE OR REPLACE TEMPORARY TABLE ${CHANGES_TABLE} AS ${latestRecordsSql(table, files, action)}`;
+/** The temporary table of this connection that stages a change set's records, with their action and commit time. */
+export function createChangesTableSql(table: TargetTable, loading: LoadColumns): string {
+  return `CREATE OR REPLACE TEMPORARY TABLE ${CHANGES_TABLE} (\n${columnLines(table, loading).join(',\n')}\n)`;
 }
 
 /** The staged changes that are upserts. */

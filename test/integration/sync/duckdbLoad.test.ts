@@ -185,18 +185,18 @@ describe('the DuckDB target loading many records', function () {
     assert.deepEqual(await names(file, 'people'), expected(again));
   });
 
-  it('keeps the table\'s own columns named like the load\'s (dq_action, DQ_TS, dq_line), and tables of key columns only', async () => {
+  it('keeps the table\'s own columns named like the load\'s (dq_action, DQ_TS, dq_action_2), and tables of key columns only', async () => {
     const file = path.join(dir, 'names.duckdb');
-    const odd = envelope({ name: { type: 'string' }, dq_action: { type: 'string' }, DQ_TS: { type: 'string' }, dq_line: { type: 'integer', format: 'int64' } });
+    const odd = envelope({ name: { type: 'string' }, dq_action: { type: 'string' }, DQ_TS: { type: 'string' }, dq_action_2: { type: 'integer', format: 'int64' } });
     const table = targetTableOf('school', 'odd', odd);
     const line = (id: number, action: string, ts: string, name: string): string =>
-      JSON.stringify({ meta: { action, ts }, key: { id }, value: { name, dq_action: `own ${name}`, DQ_TS: 'own', dq_line: id * 10 } });
+      JSON.stringify({ meta: { action, ts }, key: { id }, value: { name, dq_action: `own ${name}`, DQ_TS: 'own', dq_action_2: id * 10 } });
     const snapshot = await writeGzJsonl(dir, [line(1, 'U', TIMES[0], 'a'), line(1, 'U', TIMES[1], 'b'), line(2, 'D', TIMES[1], 'gone'), line(3, 'U', TIMES[0], 'c')]);
     assert.deepEqual(await apply(file, plan(table, odd, 'snapshot', [snapshot], TIMES[1])), { upserted: 2, deleted: 0, rows: 2 });
     const changes = await writeGzJsonl(dir, [line(3, 'D', TIMES[2], 'x'), line(4, 'U', TIMES[2], 'd')]);
     assert.deepEqual(await apply(file, plan(table, odd, 'changes', [changes], TIMES[2])), { upserted: 1, deleted: 1, rows: 2 });
-    assert.deepEqual(await columnsOf(file, 'odd'), ['id', 'name', 'dq_action', 'DQ_TS', 'dq_line']);
-    assert.deepEqual(await query(file, 'SELECT id, name, dq_action, "DQ_TS", dq_line FROM school.odd ORDER BY id'), [
+    assert.deepEqual(await columnsOf(file, 'odd'), ['id', 'name', 'dq_action', 'DQ_TS', 'dq_action_2']);
+    assert.deepEqual(await query(file, 'SELECT id, name, dq_action, "DQ_TS", dq_action_2 FROM school.odd ORDER BY id'), [
       ['1', 'b', 'own b', 'own', '10'],
       ['4', 'd', 'own d', 'own', '40'],
     ]);
