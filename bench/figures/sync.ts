@@ -88,7 +88,7 @@ export const syncFigure: Figure = {
     const loadData = { label: 'mariadb LOAD DATA LOCAL INFILE of the same rows as a plain text file (no key, no merge)', value: median(mysql.loader) };
     return [
       compared(`DuckDB: dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(duckdb.sync.map(total)), 's', readJson),
-      compared(`DuckDB: dq sync of ${rows}, the apply alone (read_json, dedupe by key, primary key, meta row, close)`, median(duckdb.sync.map(apply)), 's', readJson),
+      compared(`DuckDB: dq sync of ${rows}, the apply alone (read_json, repeated keys and deletes counted, meta row, close)`, median(duckdb.sync.map(apply)), 's', readJson),
       compared(`PostgreSQL: dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(postgres.sync.map(total)), 's', copy),
       compared(`PostgreSQL: dq sync of ${rows}, the apply alone (gunzip, COPY to jsonb stage, typed insert, primary key, meta row)`, median(postgres.sync.map(apply)), 's', copy),
       compared(`MySQL (MariaDB): dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(mysql.sync.map(total)), 's', loadData),

@@ -1,6 +1,6 @@
 // One run's apply to DuckDB: one transaction in which the namespace's schema, the table's DDL,
-// its rows (a snapshot replaces the table; changes add new columns in place, then delete and
-// upsert the newest record of each key) and its meta row commit together or not at all,
+// its rows (a snapshot replaces the table; changes add new columns in place, then delete,
+// update or insert the newest record of each key) and its meta row commit together or not at all,
 // whether the process is interrupted, killed, or the disk fills. An abort interrupts the
 // running statement. The result files are read where they lie, still compressed; only a file
 // DuckDB refuses for a lone surrogate escape (half an emoji a truncation cut off) is copied
@@ -17,11 +17,28 @@ import type { Logger } from '../core/logger';
 import type { OpenDatabase } from './duckdbDatabase';
 import { duckdbCancelled, duckdbFailure } from './duckdbErrors';
 import { writeMetaRow } from './duckdbMetaTable';
-import { addColumnSql, CHANGES_TABLE, createTableSql, deleteChangedSql, insertSnapshotSql, schemaName, stageChangesSql, tableName, upsertChangedSql } from './duckdbSql';
+import {
+  addColumnSql,
+  CHANGES_TABLE,
+  countUpsertsSql,
+  createChangesTableSql,
+  createTableSql,
+  deletedSql,
+  dropColumnSql,
+  loadColumnsOf,
+  loadedFactsSql,
+  loadRecordsSql,
+  mergeChangesSql,
+  schemaName,
+  supersededSql,
+  tableName,
+} from './duckdbSql';
 import { JsonEscapeFilter } from './jsonEscapes';
 import type { ApplyPlan, ApplyResult, TargetTable } from './syncTarget';
 
 type Run = (sql: string, values?: (string | number | null)[]) => Promise<number>;
+/** Runs a statement and reads its first row's numbers. */
+type Numbers = (sql: string) => Promise<number[]>;
 
 /** Applies the plan to the database `file`; when DuckDB refuses a lone surrogate escape in a file, applies copies without it. */
 export async function applyToDuckdb(database: OpenDatabase, file: string, logger: Logger, plan: ApplyPlan): Promise<ApplyResult> {
@@ -63,12 +80,17 @@ async function applyOnce(database: OpenDatabase, file: string, plan: ApplyPlan):
     const result = await conn.run(sql, values);
     return Number(result.rowsChanged);
   };
+  const numbers: Numbers = async (sql) => {
+    if (signal?.aborted) throw duckdbCancelled(`${table.namespace}.${table.table}`);
+    const reader = await conn.runAndReadAll(sql);
+    return (reader.getRowsJson()[0] ?? []).map(Number);
+  };
   try {
     await run('BEGIN TRANSACTION');
     open = true;
     await run(`CREATE SCHEMA IF NOT EXISTS ${schemaName(catalog, table.namespace)}`);
     const { upserted, deleted } =
-      plan.kind === 'snapshot' ? { upserted: await loadSnapshot(run, catalog, table, plan.files), deleted: 0 } : await applyChanges(run, conn, catalog, plan, file);
+      plan.kind === 'snapshot' ? { upserted: await loadSnapshot(run, numbers, catalog, table, plan.files), deleted: 0 } : await applyChanges(run, numbers, conn, catalog, plan, file);
     const rows = await countRows(conn, catalog, table);
     await writeMetaRow(run, catalog, plan, rows);
     await run('COMMIT');
@@ -83,15 +105,34 @@ async function applyOnce(database: OpenDatabase, file: string, plan: ApplyPlan):
   }
 }
 
-/** A snapshot: the table made anew and filled with the newest record of each key; returns the rows loaded. */
-async function loadSnapshot(run: Run, catalog: string, table: TargetTable, files: readonly string[]): Promise<number> {
-  await run(`DROP TABLE IF EXISTS ${tableName(catalog, table)}`);
-  await run(createTableSql(catalog, table));
-  return files.length > 0 ? run(insertSnapshotSql(catalog, table, files)) : 0;
+/**
+ * A snapshot: the table made anew and filled with the newest record of each key; returns the
+ * rows loaded. The records go in as they come, in one read of the files, each with its action
+ * and commit time; then, only where there are any, the records a newer one of their key
+ * supersedes and the keys whose newest record is a delete leave, and those two columns go.
+ */
+async function loadSnapshot(run: Run, numbers: Numbers, catalog: string, table: TargetTable, files: readonly string[]): Promise<number> {
+  const loading = loadColumnsOf(table);
+  const into = tableName(catalog, table);
+  await run(`DROP TABLE IF EXISTS ${into}`);
+  await run(createTableSql(catalog, table, loading));
+  let rows = 0;
+  if (files.length > 0) {
+    rows = await run(loadRecordsSql(into, table, files, loading));
+    const [repeats, deletes] = await numbers(loadedFactsSql(into, table, loading));
+    if (repeats > 0) rows -= await run(supersededSql(into, table, loading));
+    if (deletes > 0) rows -= await run(deletedSql(into, loading));
+  }
+  for (const column of [loading.action, loading.ts]) await run(dropColumnSql(catalog, table, column));
+  return rows;
 }
 
-/** Changes: new columns added in place, then the newest record of each key deleted or upserted. */
-async function applyChanges(run: Run, conn: DuckDBConnection, catalog: string, plan: ApplyPlan, file: string): Promise<{ upserted: number; deleted: number }> {
+/**
+ * Changes: new columns added in place; the records staged as they come, in one read of the
+ * files, and those a newer one of their key supersedes dropped (where a key repeats); then the
+ * newest record of each key deleted, updated or inserted, in one MERGE.
+ */
+async function applyChanges(run: Run, numbers: Numbers, conn: DuckDBConnection, catalog: string, plan: ApplyPlan, file: string): Promise<{ upserted: number; deleted: number }> {
   const { table, files } = plan;
   if (!(await tableExists(conn, table.namespace, table.table))) {
     throw new DqError('snapshotRequired', `The table ${table.namespace}.${table.table} is missing from ${file}, though its last sync is recorded there.`, {
@@ -100,11 +141,15 @@ async function applyChanges(run: Run, conn: DuckDBConnection, catalog: string, p
   }
   for (const column of plan.addedColumns) await run(addColumnSql(catalog, table, column));
   if (files.length === 0) return { upserted: 0, deleted: 0 };
-  await run(stageChangesSql(table, files));
-  const deleted = await run(deleteChangedSql(catalog, table));
-  const upserted = await run(upsertChangedSql(catalog, table));
+  const loading = loadColumnsOf(table);
+  await run(createChangesTableSql(table, loading));
+  await run(loadRecordsSql(CHANGES_TABLE, table, files, loading));
+  const [repeats] = await numbers(loadedFactsSql(CHANGES_TABLE, table, loading));
+  if (repeats > 0) await run(supersededSql(CHANGES_TABLE, table, loading));
+  const [upserted] = await numbers(countUpsertsSql(loading.action));
+  const changed = await run(mergeChangesSql(catalog, table, loading.action));
   await run(`DROP TABLE ${CHANGES_TABLE}`);
-  return { upserted, deleted };
+  return { upserted, deleted: changed - upserted };
 }
 
 async function countRows(conn: DuckDBConnection, catalog: string, table: TargetTable): Promise<number> {

@@ -84,7 +84,8 @@ export async function withConnection<T>(database: OpenDatabase, file: string, wh
 async function openFile(file: string, o: DuckdbOpenOptions, signal?: AbortSignal): Promise<OpenDatabase> {
   const duckdb = duckdbModule();
   if (!o.readOnly) await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const options: Record<string, string> = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' };
+  // insertion order kept (DuckDB's default, stated): a loaded record's rowid is its place in the files (duckdbSql.ts)
+  const options: Record<string, string> = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', preserve_insertion_order: 'true' };
   if (o.readOnly) options.access_mode = 'READ_ONLY';
   const attempt = async (): Promise<OpenDatabase> => {
     const instance = await duckdb.DuckDBInstance.create(file, options);

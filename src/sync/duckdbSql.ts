@@ -1,7 +1,8 @@
 // The SQL text the DuckDB sync target runs: the target table's DDL, the reader over a job's
 // gzip JSONL files (typed by the table's columns, so null and empty text stay apart), the
 // newest record of each key (by commit time, then file order, then line order), and the
-// statements that apply a snapshot or a change set, and the meta table. Names and file paths
+// statements that apply a snapshot (one read of the files; only the keys that repeat are
+// sorted) or a change set (one MERGE), and the meta table. Names and file paths
 // are quoted; no value from the data ever enters the text. Every table is named with the
 // database's own catalog name as well (`"sync"."canvas"."users"`): a two-part name is
 // ambiguous, and refused, when the file's name equals a schema's (`canvas.duckdb`).
@@ -83,64 +84,139 @@ export function schemaName(catalog: string, namespace: string): string {
   return `${quoteIdent(catalog)}.${quoteIdent(namespace)}`;
 }
 
-export function createTableSql(catalog: string, table: TargetTable): string {
+/**
+ * The table, without a PRIMARY KEY: the key columns are NOT NULL, and each key holds one row
+ * because every load keeps one record per key (an ART index would cost more than the rows
+ * themselves to build). `loading` adds the columns a snapshot loads its records' action and
+ * commit time into, dropped again before the load commits.
+ */
+export function createTableSql(catalog: string, table: TargetTable, loading?: LoadColumns): string {
+  return `CREATE TABLE ${tableName(catalog, table)} (\n${columnLines(table, loading).join(',\n')}\n)`;
+}
+
+function columnLines(table: TargetTable, loading?: LoadColumns): string[] {
   const lines = table.columns.map((c) => `  ${quoteIdent(c.name)} ${sqlTypeOf(c.type)}${c.key ? ' NOT NULL' : ''}`);
-  lines.push(`  PRIMARY KEY (${keyColumns(table).map((c) => quoteIdent(c.name)).join(', ')})`);
-  return `CREATE TABLE ${tableName(catalog, table)} (\n${lines.join(',\n')}\n)`;
+  if (loading) lines.push(`  ${quoteIdent(loading.action)} VARCHAR`, `  ${quoteIdent(loading.ts)} TIMESTAMPTZ`);
+  return lines;
 }
 
 export function addColumnSql(catalog: string, table: TargetTable, column: TargetColumn): string {
   return `ALTER TABLE ${tableName(catalog, table)} ADD COLUMN ${quoteIdent(column.name)} ${sqlTypeOf(column.type)}`;
 }
 
+export function dropColumnSql(catalog: string, table: TargetTable, column: string): string {
+  return `ALTER TABLE ${tableName(catalog, table)} DROP COLUMN ${quoteIdent(column)}`;
+}
+
 /**
- * The newest record of each key in the files, one row per key: the table's columns (as
- * named in the target) plus `dq_action` (`U`, `D`, or null for a record without one, which is
- * an upsert like `U`: only a delete removes a row). Ties on the commit time go to the later
- * file, then the later line, so a key delivered twice ends as its last delivery.
+ * The names of the columns a load adds for a while, each record's action and commit time,
+ * named apart from the table's own columns as DuckDB compares names (`dq_action`, or
+ * `dq_action_2` where the table has one).
  */
-export function latestRecordsSql(table: TargetTable, files: readonly string[]): string {
-  const fileList = `[${files.map(quoteString).join(', ')}]`;
-  const reader =
-    `read_json(${fileList}, format='newline_delimited', compression='auto_detect', filename=true, maximum_object_size=${MAX_RECORD_BYTES}, ` +
-    `columns=${recordStructs(table.columns)}) WITH ORDINALITY AS dq_records`;
-  const values = table.columns.map((c) => `${columnValue(c)} AS ${quoteIdent(c.name)}`);
-  const keys = keyColumns(table).map((c) => columnValue(c));
-  const order = `"meta"['ts'] DESC, list_position(${fileList}, dq_records.filename) DESC, dq_records.ordinality DESC`;
-  return (
-    `SELECT ${values.join(', ')}, "meta"['action'] AS dq_action FROM ${reader}\n` +
-    `QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY ${order}) = 1`
-  );
+export interface LoadColumns {
+  action: string;
+  ts: string;
+}
+
+export function loadColumnsOf(table: TargetTable): LoadColumns {
+  const taken = new Set(table.columns.map((c) => foldCase(c.name)));
+  const free = (base: string): string => {
+    let name = base;
+    for (let n = 2; taken.has(foldCase(name)); n++) name = `${base}_${n}`;
+    taken.add(foldCase(name));
+    return name;
+  };
+  return { action: free('dq_action'), ts: free('dq_ts') };
+}
+
+/** DuckDB folds ASCII letters only in names. */
+function foldCase(name: string): string {
+  return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 }
 
 /** Whatever is not a delete is data: the PostgreSQL target decides the same way. */
-const IS_UPSERT = `dq_action IS DISTINCT FROM 'D'`;
+const isUpsert = (action: string): string => `${action} IS DISTINCT FROM 'D'`;
 
-/** Loads a snapshot into the (new, empty) table: the newest record of each key, deletes left out. */
-export function insertSnapshotSql(catalog: string, table: TargetTable, files: readonly string[]): string {
-  const names = table.columns.map((c) => quoteIdent(c.name)).join(', ');
-  return `INSERT INTO ${tableName(catalog, table)} (${names}) SELECT ${names} FROM (${latestRecordsSql(table, files)}) WHERE ${IS_UPSERT}`;
+/**
+ * Every record of the files into the table `into` (a new table, or the staged changes) as it
+ * comes, with its action and commit time in the `loading` columns: one read of the files, in
+ * parallel, no sort. DuckDB keeps the files' order in the table (they are read in the order
+ * given, each from its first line, and insertion order is kept), so a row's `rowid` tells the
+ * later file, then the later line. What a key's newer record supersedes leaves afterwards
+ * (`supersededSql`), when a key repeats (`loadedFactsSql`).
+ */
+export function loadRecordsSql(into: string, table: TargetTable, files: readonly string[], loading: LoadColumns): string {
+  const fileList = `[${files.map(quoteString).join(', ')}]`;
+  const reader = `read_json(${fileList}, format='newline_delimited', compression='auto_detect', maximum_object_size=${MAX_RECORD_BYTES}, columns=${recordStructs(table.columns)})`;
+  const names = [...table.columns.map((c) => c.name), loading.action, loading.ts].map(quoteIdent).join(', ');
+  const values = [...table.columns.map(columnValue), `"meta"['action']`, `"meta"['ts']`].join(', ');
+  return `INSERT INTO ${into} (${names}) SELECT ${values} FROM ${reader}`;
+}
+
+/**
+ * Two counts over the loaded records, in one pass: records beyond the first of their key's hash
+ * (none means no key repeats; a hash two keys share only costs `supersededSql` a pass that
+ * deletes nothing), and the records that are deletes.
+ */
+export function loadedFactsSql(from: string, table: TargetTable, loading: LoadColumns): string {
+  const keys = keyColumns(table).map((c) => quoteIdent(c.name)).join(', ');
+  return `SELECT count(*) - count(DISTINCT hash(${keys})) AS repeats, count(*) FILTER (WHERE ${quoteIdent(loading.action)} = 'D') AS deletes FROM ${from}`;
+}
+
+/**
+ * Deletes from the loaded records `from` every one a newer record of its key supersedes, so
+ * that each key keeps its newest: by commit time, then the later file, then the later line (a
+ * key delivered twice ends as its last delivery). Ranks only the records of keys that repeat.
+ */
+export function supersededSql(from: string, table: TargetTable, loading: LoadColumns): string {
+  const keys = keyColumns(table).map((c) => quoteIdent(c.name));
+  const match = keys.map((k) => `dq_loaded.${k} = dq_repeated.${k}`).join(' AND ');
+  const repeated = `SELECT ${keys.join(', ')} FROM ${from} GROUP BY ${keys.join(', ')} HAVING count(*) > 1`;
+  const ranked =
+    `SELECT dq_loaded.rowid AS dq_row, row_number() OVER (PARTITION BY ${keys.map((k) => `dq_loaded.${k}`).join(', ')} ` +
+    `ORDER BY dq_loaded.${quoteIdent(loading.ts)} DESC, dq_loaded.rowid DESC) AS dq_rank ` +
+    `FROM ${from} AS dq_loaded SEMI JOIN (${repeated}) AS dq_repeated ON ${match}`;
+  return `DELETE FROM ${from} WHERE rowid IN (SELECT dq_row FROM (${ranked}) WHERE dq_rank > 1)`;
+}
+
+/** Deletes the keys whose newest record is a delete (once no key repeats). */
+export function deletedSql(from: string, loading: LoadColumns): string {
+  return `DELETE FROM ${from} WHERE ${quoteIdent(loading.action)} = 'D'`;
 }
 
 export const CHANGES_TABLE = 'dq_changes';
 
-/** Stages the newest record of each changed key in a temporary table of this connection. */
-export function stageChangesSql(table: TargetTable, files: readonly string[]): string {
-  return `CREATE OR REPLACE TEMPORARY TABLE ${CHANGES_TABLE} AS ${latestRecordsSql(table, files)}`;
+/** The temporary table of this connection that stages a change set's records, with their action and commit time. */
+export function createChangesTableSql(table: TargetTable, loading: LoadColumns): string {
+  return `CREATE OR REPLACE TEMPORARY TABLE ${CHANGES_TABLE} (\n${columnLines(table, loading).join(',\n')}\n)`;
 }
 
-/** Deletes the rows whose newest change is a delete. */
-export function deleteChangedSql(catalog: string, table: TargetTable): string {
-  const match = keyColumns(table)
-    .map((c) => `${tableName(catalog, table)}.${quoteIdent(c.name)} = ${CHANGES_TABLE}.${quoteIdent(c.name)}`)
-    .join(' AND ');
-  return `DELETE FROM ${tableName(catalog, table)} USING ${CHANGES_TABLE} WHERE ${match} AND ${CHANGES_TABLE}.dq_action = 'D'`;
+/** The staged changes that are upserts. */
+export function countUpsertsSql(action: string): string {
+  return `SELECT count(*) FROM ${CHANGES_TABLE} WHERE ${isUpsert(quoteIdent(action))}`;
 }
 
-/** Inserts or replaces the rows whose newest change is an upsert. */
-export function upsertChangedSql(catalog: string, table: TargetTable): string {
+/**
+ * Applies the staged changes in one pass over the table: a key whose newest change is a delete
+ * is deleted, one whose newest change is an upsert is updated or inserted. Works on tables
+ * made with a PRIMARY KEY by earlier versions too (their key columns are never updated to
+ * other values). The rows it changes are the deletes plus every staged upsert.
+ */
+export function mergeChangesSql(catalog: string, table: TargetTable, action: string): string {
+  const t = tableName(catalog, table);
+  const staged = (c: TargetColumn): string => `${CHANGES_TABLE}.${quoteIdent(c.name)}`;
+  const match = keyColumns(table).map((c) => `${t}.${quoteIdent(c.name)} = ${staged(c)}`).join(' AND ');
+  // a table of key columns only has nothing else to set: its key, to itself, counts the upsert
+  const values = table.columns.filter((c) => !c.key);
+  const set = (values.length > 0 ? values : keyColumns(table)).map((c) => `${quoteIdent(c.name)} = ${staged(c)}`).join(', ');
   const names = table.columns.map((c) => quoteIdent(c.name)).join(', ');
-  return `INSERT OR REPLACE INTO ${tableName(catalog, table)} (${names}) SELECT ${names} FROM ${CHANGES_TABLE} WHERE ${IS_UPSERT}`;
+  const act = `${CHANGES_TABLE}.${quoteIdent(action)}`;
+  return (
+    `MERGE INTO ${t} USING ${CHANGES_TABLE} ON ${match}\n` +
+    `WHEN MATCHED AND ${act} = 'D' THEN DELETE\n` +
+    `WHEN MATCHED THEN UPDATE SET ${set}\n` +
+    `WHEN NOT MATCHED AND ${isUpsert(act)} THEN INSERT (${names}) VALUES (${table.columns.map(staged).join(', ')})`
+  );
 }
 
 function keyColumns(table: TargetTable): TargetColumn[] {
