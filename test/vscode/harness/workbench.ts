@@ -78,7 +78,7 @@ export function treeRow(page: Page, label: string): Locator {
 /**
  * The row of `label` in the side bar's first tree, scrolled into view: a tree draws only the
  * rows in its viewport, and a namespace of the service's size (90 canvas tables) has more
- * than fit. Scrolls down from where the tree is, then down from its top, with the mouse wheel;
+ * than fit. Scrolls to the tree's top, then down until the row is drawn, with the mouse wheel;
  * with `toTop`, then brings the row to the top quarter of the tree, so that the rows it
  * expands into are drawn too. The pointer ends off the tree (no hover tooltip over the rows).
  */
@@ -93,19 +93,37 @@ export async function revealRow(page: Page, label: string, options: { toTop?: bo
     await page.mouse.wheel(0, dy);
     await page.waitForTimeout(60); // the tree draws the rows it scrolled to
   };
-  for (const fromTop of [false, true]) {
-    if ((await row.count()) > 0) break;
-    if (fromTop) await wheel(-1_000_000);
-    for (let step = 0; step < 80 && (await row.count()) === 0; step++) await wheel(66);
+  const rows = list.locator('.monaco-list-row .label-name');
+  const shownLabels = async (): Promise<string> => (await rows.allTextContents()).join('\n');
+  // a wheel step moves a bounded distance, so the ends are found by the rows shown no longer changing
+  const scrollUntilStill = async (dy: number, limit: number): Promise<void> => {
+    for (let step = 0; step < limit && (await row.count()) === 0; step++) {
+      const before = await shownLabels();
+      await wheel(dy);
+      if ((await shownLabels()) === before) break;
+    }
+  };
+  const deadline = Date.now() + 15_000; // the tables may still be on their way from the service
+  while ((await row.count()) === 0 && Date.now() < deadline) {
+    await scrollUntilStill(-400, 60);
+    await scrollUntilStill(110, 200);
+    if ((await row.count()) === 0) await page.waitForTimeout(300);
   }
   await row.waitFor({ timeout: 5_000 });
   if (options.toTop !== false) {
+    // below the parents the tree pins at its top while scrolled (sticky scroll: connection, namespace)
+    const top = box.y + 3 * 22;
     for (let step = 0; step < 40; step++) {
       const at = await row.boundingBox();
-      if (!at || at.y - box.y <= box.height / 4) break;
-      await wheel(44);
+      if (!at || at.y - 22 < top || at.y - box.y <= box.height / 3) break;
+      await wheel(22);
       const moved = await row.boundingBox();
       if (!moved || moved.y === at.y) break; // the end of the tree
+    }
+    for (let step = 0; step < 20; step++) {
+      const at = await row.boundingBox();
+      if (!at || at.y >= top) break;
+      await wheel(-22);
     }
   }
   const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
