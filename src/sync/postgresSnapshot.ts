@@ -10,6 +10,7 @@ import type { Logger } from '../core/logger';
 import type { PostgresQuery, PostgresSession } from './postgresConnection';
 import type { PostgresMetaTable } from './postgresMetaTable';
 import { addColumn, catalogType, createTable, insertSnapshot, keyColumns, primaryKeyClause, qualifiedName, quoteIdent, stageNeedsMerge, TABLE_SHAPE } from './postgresSql';
+import { KEY_BUILD_MEMORY } from './postgresTypedSql';
 import { targetColumnsOf } from './syncColumns';
 import type { TargetTable } from './syncTarget';
 
@@ -29,12 +30,19 @@ export async function applySnapshot(ctx: PostgresStepContext): Promise<number> {
   const created = await emptyTable(ctx);
   const merge = (await q(stageNeedsMerge(table))).rows[0]?.needed === true;
   const upserted = (await q(insertSnapshot(table, merge))).rowCount ?? 0;
-  if (created) await q(`ALTER TABLE ${qualifiedName(table.namespace, table.table)} ADD ${primaryKeyClause(table)}`);
+  if (created) await addPrimaryKey(ctx);
   return upserted;
 }
 
+/** Adds the key to a table made anew, once its rows are in (sorting them once beats keeping an index up to date). */
+export async function addPrimaryKey(ctx: Pick<PostgresStepContext, 'q' | 'table'>): Promise<void> {
+  const { q, table } = ctx;
+  await q(KEY_BUILD_MEMORY);
+  await q(`ALTER TABLE ${qualifiedName(table.namespace, table.table)} ADD ${primaryKeyClause(table)}`);
+}
+
 /** Empties the table for a snapshot; true when it was created anew (without its key yet). */
-async function emptyTable(ctx: PostgresStepContext): Promise<boolean> {
+export async function emptyTable(ctx: PostgresStepContext): Promise<boolean> {
   const { session, q, table, logger } = ctx;
   const qualified = qualifiedName(table.namespace, table.table);
   const { rows } = await session.client.query<{ name: string; type: string; key_position: number }>(TABLE_SHAPE, [qualified]);
