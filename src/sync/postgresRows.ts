@@ -77,6 +77,7 @@ const LOWER_F = 0x66;
 /** The binary COPY header (signature, flags, no extension) and trailer. */
 const BINARY_HEADER = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]);
 const BINARY_TRAILER = Buffer.from([0xff, 0xff]);
+const SLAB_BYTES = 4 * 1024 * 1024;
 
 /** Encodes records as COPY rows; one encoder serves every file of a run (it numbers the records). */
 export class TypedRowEncoder {
@@ -90,7 +91,14 @@ export class TypedRowEncoder {
   private readonly columnCount: number;
   private readonly actionSlot: number;
   private readonly refuseDeletes: boolean;
-  private out: Buffer = Buffer.allocUnsafe(1 << 18);
+  /**
+   * Rows are written one call after another into a slab, each call's rows a slice of it; a slab
+   * too full for the next call is left to the slices pushed from it. Fewer, fuller buffers than
+   * one per call: less memory for the garbage collector to follow.
+   */
+  private out: Buffer = Buffer.allocUnsafe(SLAB_BYTES);
+  /** where this call's rows start in `out` */
+  private begin = 0;
   private at = 0;
 
   constructor(columns: readonly TargetColumn[], options: RowEncoderOptions) {
@@ -124,11 +132,14 @@ export class TypedRowEncoder {
   /**
    * Encodes the lines of `lines` from `from` to `to` (each ended by a newline, but for the last
    * one when `to` is the data's end): one row per record, none for a blank line. Returns the
-   * rows in a buffer of their own.
+   * rows as a slice no later call writes over.
    */
   encodeLines(lines: Buffer, from: number, to: number): Buffer {
-    this.out = Buffer.allocUnsafe(to - from + (1 << 16));
-    this.at = 0;
+    if (this.out.length - this.at < to - from + (1 << 16)) {
+      this.out = Buffer.allocUnsafe(Math.max(SLAB_BYTES, to - from + (1 << 16)));
+      this.at = 0;
+    }
+    this.begin = this.at;
     let start = from;
     while (start < to) {
       let newline = lines.indexOf(NEWLINE, start);
@@ -145,7 +156,7 @@ export class TypedRowEncoder {
       }
       start = newline + 1;
     }
-    return this.out.subarray(0, this.at);
+    return this.out.subarray(this.begin, this.at);
   }
 
   private textRow(b: Buffer, record: number): void {
@@ -280,8 +291,8 @@ export class TypedRowEncoder {
   private plain(b: Buffer, from: number, to: number): void {
     const n = to - from;
     if (n > 256) {
-      // Buffer#copy costs more per call than a short loop costs in all
-      this.out.set(b.subarray(from, to), this.at);
+      // a call of Buffer#copy costs more than a loop over a short field
+      b.copy(this.out, this.at, from, to);
       this.at += n;
       return;
     }
@@ -353,11 +364,15 @@ export class TypedRowEncoder {
     this.at = at;
   }
 
+  /** Room for `bytes` more; this call's rows move to a bigger slab when they need it. */
   private reserve(bytes: number): void {
     if (this.at + bytes <= this.out.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.at + bytes));
-    this.out.copy(grown, 0, 0, this.at);
+    const written = this.at - this.begin;
+    const grown = Buffer.allocUnsafe(Math.max(SLAB_BYTES, 2 * (written + bytes)));
+    this.out.copy(grown, 0, this.begin, this.at);
     this.out = grown;
+    this.begin = 0;
+    this.at = written;
   }
 }
 
