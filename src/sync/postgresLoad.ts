@@ -91,7 +91,7 @@ async function snapshotTyped(ctx: PostgresLoadContext, attempt: Attempt, form: R
   const { session, q, plan, logger } = ctx;
   const step = stepContext(ctx);
   if (!attempt.merge) {
-    const created = await emptyTable(step);
+    const key = await emptyTable(step);
     const encoder = new TypedRowEncoder(plan.table.columns, { form, withOrder: false, refuseDeletes: true });
     try {
       let rows = 0;
@@ -99,8 +99,8 @@ async function snapshotTyped(ctx: PostgresLoadContext, attempt: Attempt, form: R
         rows += await copyFileTyped(session.client, file, attempt.name, copyIntoTable(plan.table, form), encoder, plan.signal);
         logger.debug(`postgres: ${attempt.name}: copied file ${i + 1} of ${plan.files.length} into the table as ${form} rows (${rows} rows so far)`);
       }
-      if (created) {
-        await addPrimaryKey(step);
+      if (key) {
+        await addPrimaryKey(step, key);
         logger.debug(`postgres: ${attempt.name}: primary key added`);
       }
       return { records: encoder.records, upserted: rows, deleted: 0, rows };
@@ -112,10 +112,10 @@ async function snapshotTyped(ctx: PostgresLoadContext, attempt: Attempt, form: R
       logger.info(`postgres: ${attempt.name}: ${why}; loading it again to keep the last record of each key`);
     }
   }
-  const created = await emptyTable(step);
+  const key = await emptyTable(step);
   const records = await stageTyped(ctx, attempt, form);
   const upserted = (await q(insertSnapshotFromTyped(plan.table))).rowCount ?? 0;
-  if (created) await addPrimaryKey(step);
+  await addPrimaryKey(step, key);
   return { records, upserted, deleted: 0, rows: upserted };
 }
 

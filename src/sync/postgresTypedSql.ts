@@ -57,3 +57,13 @@ ${lastOfEachKey(table, `dq_action AS action, ${values.join(', ')}`)}`;
 /** Memory for building the key after a load (sorting it in memory is far faster), never less than the server's own. */
 export const KEY_BUILD_MEMORY = `SELECT set_config('maintenance_work_mem', '262144kB', true)
   FROM pg_settings WHERE name = 'maintenance_work_mem' AND setting::bigint < 262144`;
+
+/**
+ * The primary key of a table (parameter: its qualified name): its name, and whether its index is
+ * plain (no included columns, no storage options, the default tablespace, not deferrable), so
+ * that adding it again by name and columns makes it as it was.
+ */
+export const PRIMARY_KEY_OF = `SELECT c.conname AS name,
+    (i.reloptions IS NULL AND i.reltablespace = 0 AND NOT c.condeferrable AND x.indnatts = x.indnkeyatts) AS plain
+  FROM pg_constraint c JOIN pg_class i ON i.oid = c.conindid JOIN pg_index x ON x.indexrelid = c.conindid
+  WHERE c.conrelid = to_regclass($1) AND c.contype = 'p'`;

@@ -218,6 +218,41 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     assert.match(reloads().join('\n'), /as text rows/);
   });
 
+  it('a resnapshot builds the key after the load, under its name; a key a person changed, or one something depends on, stays in place', async () => {
+    await snapshotBothWays(PLAIN);
+    await pg.admin(`ALTER TABLE canvas.forms RENAME CONSTRAINT forms_pkey TO forms_key_of_mine`);
+    const keyOf = async (): Promise<{ name: string; def: string; index: string; options: string[] | null }> =>
+      (
+        await pg.admin<{ name: string; def: string; index: string; options: string[] | null }>(
+          `SELECT c.conname AS name, pg_get_constraintdef(c.oid) AS def, c.conindid::text AS index, i.reloptions AS options
+           FROM pg_constraint c JOIN pg_class i ON i.oid = c.conindid WHERE c.conrelid = 'canvas.forms'::regclass AND c.contype = 'p'`,
+        )
+      )[0];
+    const before = await keyOf();
+    await snapshotBothWays([...PLAIN.slice(1), rec(1, '"t":"changed"')]);
+    await assertSameAsJsonbLoad('a resnapshot');
+    const rebuilt = await keyOf();
+    assert.deepEqual([rebuilt.name, rebuilt.def], ['forms_key_of_mine', 'PRIMARY KEY (id)']);
+    assert.notEqual(rebuilt.index, before.index, 'the key was built anew after the load');
+
+    // keys seen twice: the key refuses them after the load, and the merge takes over
+    await snapshotBothWays([...PLAIN, rec(2, '"t":"later, wins"')]);
+    await assertSameAsJsonbLoad('a resnapshot with a key seen twice');
+    assert.equal((await keyOf()).name, 'forms_key_of_mine');
+
+    // a view that groups by the key depends on it; a key given storage options is a person's: both stay
+    await pg.admin(`CREATE VIEW canvas.by_id AS SELECT id, t FROM canvas.forms GROUP BY id`);
+    const held = await keyOf();
+    await snapshotBothWays(PLAIN);
+    await assertSameAsJsonbLoad('a resnapshot with the key in place');
+    assert.equal((await keyOf()).index, held.index, 'the key stayed in place');
+    assert.equal((await pg.admin(`SELECT * FROM canvas.by_id`)).length, (await rowsOf('ref')).length);
+    await pg.admin(`DROP VIEW canvas.by_id; ALTER INDEX canvas.forms_key_of_mine SET (fillfactor = 70)`);
+    await snapshotBothWays([...PLAIN, rec(2, '"t":"later, wins"')]);
+    await assertSameAsJsonbLoad('a resnapshot into a key with storage options');
+    assert.deepEqual([(await keyOf()).index, (await keyOf()).options], [held.index, ['fillfactor=70']]);
+  });
+
   it('a change set in every form of value upserts and deletes as the jsonb load does', async () => {
     const seed = PLAIN.slice(0, 6);
     await snapshotBothWays(seed);
