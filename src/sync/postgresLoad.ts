@@ -1,10 +1,10 @@
 // How one run's records reach the table, inside the apply's transaction (postgresApply.ts),
 // fastest way first:
-// - a snapshot COPYs its records as typed rows straight into the emptied table (a table made
-//   anew gets its primary key afterwards, in one sort). A key seen twice (the key refuses it)
-//   or a delete among the records: back to the savepoint, and the files are read again into
-//   a typed staging table with each record's number, time and action, from which the last
-//   record of each key goes into the table;
+// - a snapshot COPYs its records as typed rows straight into the emptied table (which gets its
+//   primary key afterwards, in one sort). A key seen twice (as the encoder's filter of keys
+//   tells early, or the key refuses at the end) or a delete among the records: back to the
+//   savepoint, and the files are read again into a typed staging table with each record's
+//   number, time and action, from which the last record of each key goes into the table;
 // - a change set always goes through the typed staging table, then merges (postgresChanges.ts);
 // - the typed rows are binary (PostgreSQL parses nothing); a value the binary form does not
 //   take in its plain form starts the load again with text rows (postgresRows.ts);
@@ -108,7 +108,7 @@ async function snapshotTyped(ctx: PostgresLoadContext, attempt: Attempt, form: R
       if (plan.signal?.aborted || !(err instanceof NeedsMerge || sqlState(err) === UNIQUE_VIOLATION)) throw err;
       await q(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
       attempt.merge = true;
-      const why = err instanceof NeedsMerge ? 'the snapshot holds a delete' : 'the snapshot holds a key more than once';
+      const why = err instanceof NeedsMerge ? `the snapshot's ${err.why}` : 'the snapshot holds a key more than once';
       logger.info(`postgres: ${attempt.name}: ${why}; loading it again to keep the last record of each key`);
     }
   }

@@ -10,9 +10,9 @@
 // with another zone notation, a number given as a string...) throws `NeedsTextRows`; a value
 // the text form cannot write exactly as the jsonb load would (a number in exponent form in a
 // text column, an object in a typed column) throws `NeedsGeneralLoad`, as does a record the
-// scanner does not take (jsonRecordScanner.ts). A snapshot that holds a delete throws
-// `NeedsMerge` when the rows go straight into the table. Nothing here knows of streams or of
-// the database.
+// scanner does not take (jsonRecordScanner.ts). A snapshot that holds a delete, or a key twice
+// (seenKeys.ts), throws `NeedsMerge` when the rows go straight into the table. Nothing here
+// knows of streams or of the database.
 
 import {
   ARRAY,
@@ -32,6 +32,7 @@ import {
   TRUE,
 } from './jsonRecordScanner';
 import { putBigint, putCount, putDate, putDouble, putInteger, putTimestamp } from './postgresBinary';
+import { SeenKeys } from './seenKeys';
 import type { TargetColumn, TargetType } from './syncTarget';
 
 /** A value the binary rows do not take; the text rows do (or hand it on). */
@@ -59,7 +60,10 @@ export interface RowEncoderOptions {
    * `meta.ts` (timestamptz) and its `meta.action` (text)
    */
   withOrder: boolean;
-  /** throw NeedsMerge at the first record whose `meta.action` is `D` (without `withOrder`) */
+  /**
+   * throw NeedsMerge at the first record whose `meta.action` is `D`, or whose key an earlier
+   * record had (as far as SeenKeys tells; without `withOrder`)
+   */
   refuseDeletes: boolean;
 }
 
@@ -91,6 +95,11 @@ export class TypedRowEncoder {
   private readonly columnCount: number;
   private readonly actionSlot: number;
   private readonly refuseDeletes: boolean;
+  /** the slots of the key columns, and where their values lie in the record being written */
+  private readonly keySlots: number[];
+  private readonly keyFrom: Int32Array;
+  private readonly keyTo: Int32Array;
+  private readonly seenKeys = new SeenKeys();
   /**
    * Rows are written one call after another into a slab, each call's rows a slice of it; a slab
    * too full for the next call is left to the slices pushed from it. Fewer, fuller buffers than
@@ -117,6 +126,9 @@ export class TypedRowEncoder {
     this.written = options.withOrder ? columns.length + 2 : columns.length;
     this.actionSlot = options.withOrder || this.refuseDeletes ? paths.length - 1 : -1;
     this.scanner = new JsonRecordScanner(paths);
+    this.keySlots = columns.flatMap((c, slot) => (c.key ? [slot] : []));
+    this.keyFrom = new Int32Array(this.keySlots.length);
+    this.keyTo = new Int32Array(this.keySlots.length);
   }
 
   /** What a COPY stream of these rows starts with. */
@@ -148,7 +160,10 @@ export class TypedRowEncoder {
       if (end > start && lines[end - 1] === RETURN) end--;
       const record = this.records + 1;
       if (this.scanner.scan(lines, start, end, record)) {
-        if (this.refuseDeletes && this.scanner.isText(lines, this.actionSlot, 'D')) throw new NeedsMerge(`record ${record} is a delete`);
+        if (this.refuseDeletes) {
+          if (this.scanner.isText(lines, this.actionSlot, 'D')) throw new NeedsMerge(`record ${record} is a delete`);
+          if (this.repeatsKey(lines)) throw new NeedsMerge(`record ${record} may repeat the key of an earlier one`);
+        }
         this.reserve(2 * (end - start) + 12 * this.types.length + 64);
         if (this.form === 'binary') this.binaryRow(lines, record);
         else this.textRow(lines, record);
@@ -157,6 +172,18 @@ export class TypedRowEncoder {
       start = newline + 1;
     }
     return this.out.subarray(this.begin, this.at);
+  }
+
+  /** Whether the record's key (its values' bytes) was seen before; false for a record without one. */
+  private repeatsKey(b: Buffer): boolean {
+    const { kind, start, end } = this.scanner;
+    for (let k = 0; k < this.keySlots.length; k++) {
+      const slot = this.keySlots[k];
+      if (kind[slot] === MISSING || kind[slot] === NULL) return false;
+      this.keyFrom[k] = start[slot];
+      this.keyTo[k] = end[slot];
+    }
+    return this.seenKeys.seenBefore(b, this.keyFrom, this.keyTo, this.keySlots.length);
   }
 
   private textRow(b: Buffer, record: number): void {
