@@ -90,8 +90,9 @@ export async function emptyTable(ctx: PostgresStepContext): Promise<KeyToAdd | u
 /**
  * Drops the emptied table's primary key for the load, to add it again after by its name. A key
  * that is not as the sync makes it (included columns, storage options, a tablespace, deferrable),
- * or that something depends on (a view that groups by it, a foreign key), stays as it is: the
- * rows then go in with the key in place, slower but the same.
+ * that something depends on (a view that groups by it, a foreign key), or that this user may
+ * not drop (not the table's owner) stays as it is: the rows then go in with the key in place,
+ * slower but the same.
  */
 async function takeKeyOff(ctx: PostgresStepContext): Promise<KeyToAdd | undefined> {
   const { session, q, table, logger } = ctx;
@@ -109,9 +110,10 @@ async function takeKeyOff(ctx: PostgresStepContext): Promise<KeyToAdd | undefine
   try {
     await q(`ALTER TABLE ${qualified} DROP CONSTRAINT ${quoteIdent(key.name)}`);
   } catch (err) {
-    if ((err as { code?: unknown }).code !== DEPENDENT_OBJECTS) throw err;
+    const code = (err as { code?: unknown }).code;
+    if (code !== DEPENDENT_OBJECTS && code !== NOT_OWNER) throw err;
     await q('ROLLBACK TO SAVEPOINT dq_key');
-    return kept('something depends on it');
+    return kept(code === NOT_OWNER ? 'only the table\'s owner may drop it' : 'something depends on it');
   }
   await q('RELEASE SAVEPOINT dq_key');
   return { name: key.name, definition: primaryKeyClause(table) };
@@ -119,6 +121,8 @@ async function takeKeyOff(ctx: PostgresStepContext): Promise<KeyToAdd | undefine
 
 /** SQLSTATE: other objects depend on the one to drop. */
 const DEPENDENT_OBJECTS = '2BP01';
+/** SQLSTATE: insufficient privilege (a user who may empty and fill the table, but not alter it). */
+const NOT_OWNER = '42501';
 
 /** Columns of the table that the last synced schema had and the new one has not. */
 async function removedColumns(ctx: PostgresStepContext, present: readonly string[]): Promise<string[]> {

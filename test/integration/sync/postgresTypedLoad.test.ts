@@ -259,6 +259,23 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     await snapshotBothWays([...PLAIN, rec(2, '"t":"later, wins"')]);
     await assertSameAsJsonbLoad('a resnapshot into a key with storage options');
     assert.deepEqual([(await keyOf()).index, (await keyOf()).options], [held.index, ['fillfactor=70']]);
+
+    // a user who may empty and fill the table but is not its owner: the key stays, the snapshot goes in
+    await pg.admin(`ALTER INDEX canvas.forms_key_of_mine RESET (fillfactor)`);
+    await pg.admin(`DO $$ BEGIN CREATE ROLE dq_filler LOGIN PASSWORD 'filler-pw'; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+    await pg.admin(`GRANT USAGE ON SCHEMA canvas TO dq_filler; GRANT SELECT, INSERT, TRUNCATE ON canvas.forms TO dq_filler; GRANT SELECT, INSERT, UPDATE ON public.dq_sync_state TO dq_filler`);
+    const filler = new PostgresTarget({ url: `postgresql://dq_filler:filler-pw@127.0.0.1:${pg.port}/dq_test`, logger: log, env: {}, homeDir: tmp });
+    try {
+      await filler.open();
+      const file = await writeGzJsonl(tmp, PLAIN);
+      assert.equal((await filler.apply(plan('snapshot', [file], '2026-11-22T08:00:00Z'))).rows, PLAIN.filter((l) => l !== '').length);
+    } finally {
+      await filler.close();
+      await pg.admin(`REVOKE ALL ON canvas.forms FROM dq_filler; REVOKE ALL ON SCHEMA canvas FROM dq_filler; REVOKE ALL ON public.dq_sync_state FROM dq_filler`);
+    }
+    await referenceSnapshot(PLAIN);
+    await assertSameAsJsonbLoad('a resnapshot by a user who is not the owner');
+    assert.equal((await keyOf()).index, held.index, 'the key stayed in place');
   });
 
   it('a change set in every form of value upserts and deletes as the jsonb load does', async () => {
