@@ -68,6 +68,10 @@ const LITERAL_TRUE = Buffer.from('true');
 const LITERAL_FALSE = Buffer.from('false');
 const LITERAL_NULL = Buffer.from('null');
 
+/** JSON's white space: space, tab, newline, return. */
+const SPACE_BYTE = new Uint8Array(256);
+for (const c of [SPACE, TAB, NEWLINE, RETURN]) SPACE_BYTE[c] = 1;
+
 /** Bytes that stand for themselves inside a JSON string: printable ASCII but the quote and the backslash. */
 const PLAIN = new Uint8Array(256);
 for (let c = 0x20; c < 0x80; c++) PLAIN[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
@@ -176,9 +180,14 @@ export class JsonRecordScanner {
         if (this.lastDetail !== 0 && members.length > 0) throw new NeedsGeneralLoad(`record ${record} has a member name written with escapes`);
         member = members.length > 0 ? findMember(members, b, nameFrom, i - 1) : undefined;
       }
-      i = skipSpace(b, i, to);
-      if (b[i] !== COLON) throw this.invalid('has a member name without ":"');
-      i = skipSpace(b, i + 1, to);
+      // compact JSON first: no space around the colon
+      if (b[i] === COLON) i++;
+      else {
+        i = skipSpace(b, i, to);
+        if (b[i] !== COLON) throw this.invalid('has a member name without ":"');
+        i++;
+      }
+      if (SPACE_BYTE[b[i]] === 1) i = skipSpace(b, i, to);
       if (i >= to) throw this.invalid('ends inside an object');
       if (member === undefined) {
         i = this.value(b, i, to, depth);
@@ -202,10 +211,11 @@ export class JsonRecordScanner {
           this.negativeZero[slot] = this.lastKind === NUMBER && this.lastNegativeZero ? 1 : 0;
         }
       }
-      i = skipSpace(b, i, to);
+      if (SPACE_BYTE[b[i]] === 1) i = skipSpace(b, i, to);
       const c = b[i];
       if (c === COMMA && i < to) {
-        i = skipSpace(b, i + 1, to);
+        i++;
+        if (SPACE_BYTE[b[i]] === 1) i = skipSpace(b, i, to);
         continue;
       }
       if (c === CLOSE_BRACE && i < to) return i + 1;

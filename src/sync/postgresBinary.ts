@@ -183,6 +183,28 @@ function daysFromCivil(year: number, month: number, day: number): number {
 
 /** `YYYY-MM-DD` at b[from] as days since 1970-01-01, or NaN when it is not a real date of years 1 to 9999. */
 function civilDays(b: Buffer, from: number): number {
+  // the records of a table mostly share their dates: the last one read is kept
+  let same = true;
+  for (let k = 0; k < 10; k++) {
+    if (b[from + k] !== lastDate[k]) {
+      same = false;
+      break;
+    }
+  }
+  if (same) return lastDays;
+  const days = readCivilDays(b, from);
+  if (!Number.isNaN(days)) {
+    for (let k = 0; k < 10; k++) lastDate[k] = b[from + k];
+    lastDays = days;
+  }
+  return days;
+}
+
+/** The last date read (its 10 bytes) and its days since 1970-01-01. */
+const lastDate = new Uint8Array(10);
+let lastDays = NaN;
+
+function readCivilDays(b: Buffer, from: number): number {
   if (b[from + 4] !== MINUS || b[from + 7] !== MINUS) return NaN;
   if (!allDigits(b, from, from + 4) || !allDigits(b, from + 5, from + 7) || !allDigits(b, from + 8, from + 10)) return NaN;
   const year = digits(b, from, from + 4);
