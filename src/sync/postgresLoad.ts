@@ -25,7 +25,7 @@ import type { PostgresMetaTable } from './postgresMetaTable';
 import { NeedsMerge, NeedsTextRows, TypedRowEncoder, type RowForm } from './postgresRows';
 import { addPrimaryKey, applySnapshot, emptyTable, type PostgresStepContext } from './postgresSnapshot';
 import { CREATE_STAGE } from './postgresSql';
-import { copyFileTyped } from './postgresTypedCopy';
+import { copyFilesTyped } from './postgresTypedCopy';
 import { copyIntoTable, copyIntoTypedStage, createTypedStage, insertSnapshotFromTyped } from './postgresTypedSql';
 import type { ApplyPlan } from './syncTarget';
 
@@ -94,11 +94,8 @@ async function snapshotTyped(ctx: PostgresLoadContext, attempt: Attempt, form: R
     const key = await emptyTable(step);
     const encoder = new TypedRowEncoder(plan.table.columns, { form, withOrder: false, refuseDeletes: true });
     try {
-      let rows = 0;
-      for (const [i, file] of plan.files.entries()) {
-        rows += await copyFileTyped(session.client, file, attempt.name, copyIntoTable(plan.table, form), encoder, plan.signal);
-        logger.debug(`postgres: ${attempt.name}: copied file ${i + 1} of ${plan.files.length} into the table as ${form} rows (${rows} rows so far)`);
-      }
+      const read = (i: number): void => logger.debug(`postgres: ${attempt.name}: read file ${i + 1} of ${plan.files.length} into the table as ${form} rows (${encoder.records} so far)`);
+      const rows = await copyFilesTyped(session.client, plan.files, attempt.name, copyIntoTable(plan.table, form), encoder, read, plan.signal);
       if (key) {
         await addPrimaryKey(step, key);
         logger.debug(`postgres: ${attempt.name}: primary key added`);
@@ -132,11 +129,8 @@ async function stageTyped(ctx: PostgresLoadContext, attempt: Attempt, form: RowF
   const { session, q, plan, logger } = ctx;
   await q(createTypedStage(plan.table));
   const encoder = new TypedRowEncoder(plan.table.columns, { form, withOrder: true, refuseDeletes: false });
-  const copy = copyIntoTypedStage(plan.table, form);
-  for (const [i, file] of plan.files.entries()) {
-    await copyFileTyped(session.client, file, attempt.name, copy, encoder, plan.signal);
-    logger.debug(`postgres: ${attempt.name}: staged file ${i + 1} of ${plan.files.length} as ${form} rows (${encoder.records} records so far)`);
-  }
+  const read = (i: number): void => logger.debug(`postgres: ${attempt.name}: read file ${i + 1} of ${plan.files.length} into the staging table as ${form} rows (${encoder.records} so far)`);
+  await copyFilesTyped(session.client, plan.files, attempt.name, copyIntoTypedStage(plan.table, form), encoder, read, plan.signal);
   return encoder.records;
 }
 
