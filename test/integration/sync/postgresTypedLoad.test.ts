@@ -173,6 +173,20 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     assert.equal(row.b, '-9007199254740993', 'a bigint past 2^53 keeps every digit');
   });
 
+  it('thousands of records over many chunks, one of a megabyte among them, go in as binary rows the same as the jsonb load stores them', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const base = PLAIN[i % PLAIN.length];
+      if (base === '') continue;
+      lines.push(base.replace(/"key":\{"id":\d+\}/, `"key":{"id":${100 + i}}`));
+      if (i === 2500) lines.push(rec(99_999, `"t":"${'long text é '.repeat(90_000)}","j":{"big":"${'x'.repeat(300_000)}"}`));
+    }
+    await snapshotBothWays(lines);
+    await assertSameAsJsonbLoad('many records');
+    assert.deepEqual(reloads(), [], 'loaded once, as binary rows');
+    assert.equal((await rowsOf('canvas')).length, lines.length);
+  });
+
   for (const [i, line] of TEXT_ONLY.entries()) {
     it(`a value only PostgreSQL's input functions read goes in as text rows (case ${i + 1}), the same as the jsonb load stores it`, async () => {
       await snapshotBothWays([...PLAIN, line]);
