@@ -89,8 +89,8 @@ export const syncFigure: Figure = {
     return [
       compared(`DuckDB: dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(duckdb.sync.map(total)), 's', readJson),
       compared(`DuckDB: dq sync of ${rows}, the apply alone (read_json, repeated keys and deletes counted, meta row, close)`, median(duckdb.sync.map(apply)), 's', readJson),
-      compared(`PostgreSQL: dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(postgres.sync.map(total)), 's', copy),
-      compared(`PostgreSQL: dq sync of ${rows}, the apply alone (gunzip, COPY to jsonb stage, typed insert, primary key, meta row)`, median(postgres.sync.map(apply)), 's', copy),
+      compared(`PostgreSQL: dq sync of ${rows}, end to end (prepared job, loopback download, apply)`, median(postgres.sync.map(total)), 's', copy),
+      compared(`PostgreSQL: dq sync of ${rows}, the apply alone (gunzip, binary COPY of typed rows into the table, primary key, meta row)`, median(postgres.sync.map(apply)), 's', copy),
       compared(`MySQL (MariaDB): dq sync of ${rows}, end to end (prepared job, loopback download, gzip check, apply)`, median(mysql.sync.map(total)), 's', loadData),
       compared(`MySQL (MariaDB): dq sync of ${rows}, the apply alone (gunzip, records to LOAD DATA text, load into a new table, primary key, swap with meta row)`, median(mysql.sync.map(apply)), 's', loadData),
     ];

@@ -1,21 +1,19 @@
 // One run's apply to PostgreSQL, on the session that holds the table's lock (taken here when
 // the caller holds none): the namespace's schema is made first, in a transaction of its own
 // (an empty schema is harmless, and holding its creation open would make other tables wait);
-// then one transaction streams the job's gzip JSONL objects into a temporary staging table
-// with COPY, applies them as a snapshot (postgresSnapshot.ts) or as changes
-// (postgresChanges.ts), counts the rows and upserts the meta row. A failure, an abort (which
-// cancels the running statement from the side) or a lost connection rolls it all back, or the
-// server does when the session ends: the table keeps its last complete run.
+// then one transaction loads the job's gzip JSONL objects with COPY, as a snapshot or as
+// changes (postgresLoad.ts: typed rows where it can, jsonb records where it must), counts the
+// rows and upserts the meta row. A failure, an abort (which cancels the running statement from
+// the side) or a lost connection rolls it all back, or the server does when the session ends:
+// the table keeps its last complete run.
 
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
-import { applyChanges } from './postgresChanges';
 import type { PostgresEndpoint, PostgresSession } from './postgresConnection';
-import { copyFileToStage } from './postgresCopy';
 import { postgresCancelled, postgresError } from './postgresErrors';
 import type { PostgresMetaTable } from './postgresMetaTable';
-import { applySnapshot } from './postgresSnapshot';
-import { CREATE_STAGE, grantName, lockName, META_DDL_LOCK, qualifiedName, quoteIdent } from './postgresSql';
+import { loadRecords } from './postgresLoad';
+import { grantName, lockName, META_DDL_LOCK, qualifiedName, quoteIdent } from './postgresSql';
 import { seconds, type PostgresTableLocks } from './postgresTableLock';
 import type { ApplyPlan, ApplyResult } from './syncTarget';
 
@@ -62,18 +60,8 @@ export async function applyToPostgres(ctx: PostgresApplyContext, plan: ApplyPlan
     await q('BEGIN');
     inTransaction = true;
     await q(`SET LOCAL work_mem = '64MB'`);
-    await q(CREATE_STAGE);
-    let records = 0;
-    for (const [i, file] of plan.files.entries()) {
-      records += await copyFileToStage(session.client, file, name, signal);
-      logger.debug(`postgres: ${name}: staged file ${i + 1} of ${plan.files.length} (${records} records so far)`);
-    }
-    const { upserted, deleted } =
-      plan.kind === 'snapshot'
-        ? { upserted: await applySnapshot({ session, q, table, meta, logger }), deleted: 0 }
-        : await applyChanges({ q, table, addedColumns: plan.addedColumns, label: endpoint.label });
-    const counted = await q(`SELECT count(*)::text AS n FROM ${qualifiedName(table.namespace, table.table)}`);
-    const rows = Number(counted.rows[0].n);
+    const { records, upserted, deleted, rows: known } = await loadRecords({ session, q, plan, meta, logger, label: endpoint.label });
+    const rows = known ?? Number((await q(`SELECT count(*)::text AS n FROM ${qualifiedName(table.namespace, table.table)}`)).rows[0].n);
     await meta.writeInApply(q, plan, rows);
     await q('COMMIT');
     inTransaction = false;

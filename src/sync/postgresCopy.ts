@@ -23,7 +23,7 @@ import { COPY_STAGE } from './postgresSql';
  * The file's bytes with a look at its first two: gzip is known by its magic bytes, not its
  * name. One open, read from the start to the end, so a pipe works as well as a file.
  */
-async function openSource(file: string): Promise<{ gzip: boolean; source: Readable }> {
+export async function openSource(file: string, highWaterMark?: number): Promise<{ gzip: boolean; source: Readable }> {
   const handle = await fs.open(file, 'r');
   const head = Buffer.alloc(2);
   let got = 0;
@@ -37,7 +37,7 @@ async function openSource(file: string): Promise<{ gzip: boolean; source: Readab
     await handle.close();
     throw err;
   }
-  const source = handle.createReadStream();
+  const source = handle.createReadStream(highWaterMark ? { highWaterMark } : undefined);
   if (got > 0) source.unshift(head.subarray(0, got));
   return { gzip: isGzipMagic(head.subarray(0, got)), source };
 }

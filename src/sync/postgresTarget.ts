@@ -46,6 +46,8 @@ const DEFAULT_KEEP_ALIVE_MS = 30_000;
 export class PostgresTarget implements SyncTarget {
   readonly label: string;
   readonly namingRule = `PostgreSQL keeps only the first ${NAME_BYTES} bytes of a name`;
+  /** each load decompresses every file to its end, and a file that is not whole gzip fails it */
+  readonly checksGzip = true;
   private readonly endpoint: PostgresEndpoint;
   private readonly logger: Logger;
   private readonly clock: Clock;

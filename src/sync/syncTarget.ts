@@ -125,6 +125,12 @@ export interface SyncTarget extends TargetNaming {
   /** how the target is shown to a person: a file path, or a URL without its password */
   readonly label: string;
   /**
+   * true when `apply` itself reads every gzip file to its end (CRC and length included) and
+   * fails, keeping the last complete run, for one that is not whole: the runner then does not
+   * read the files through once more before applying them
+   */
+  readonly checksGzip?: boolean;
+  /**
    * Connects; creates the meta table when missing, or adds what an older one lacks. A target
    * opened read-only creates and changes nothing: a missing meta table reads as no rows.
    */

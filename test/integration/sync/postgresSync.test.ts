@@ -356,6 +356,30 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
     await assertEqualTables(pg, 'canvas', 'courses', await fixture.reference('canvas', 'courses', p1));
   });
 
+  it('a downloaded result file that is not whole gzip fails the table, found by the load itself, and the table keeps its last run', async () => {
+    await pg.admin(`DROP SCHEMA IF EXISTS canvas_logs CASCADE; DROP TABLE IF EXISTS public.dq_sync_state`);
+    const p0 = fixture.point(3);
+    await sync({ client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until: p0 });
+    // a download that ends early, as a disk that filled up or a copy cut short would leave it
+    const cutShort: SyncOptions['client'] = {
+      listTables: (...a) => fixture.client.listTables(...a),
+      getSchema: (...a) => fixture.client.getSchema(...a),
+      runJob: (...a) => fixture.client.runJob(...a),
+      async downloadJob(job, opts) {
+        const files = await fixture.client.downloadJob(job, opts);
+        const last = files[files.length - 1].path;
+        const bytes = await fs.readFile(last);
+        await fs.writeFile(last, bytes.subarray(0, bytes.length - 20));
+        return files;
+      },
+    };
+    const [report] = await sync({ client: cutShort, source: sourceOf(fixture.client), namespace: 'canvas_logs', tables: ['web_logs'], until: fixture.point(1), resnapshot: true });
+    assert.deepEqual([report.outcome, report.error?.kind], ['failed', 'invalidResponse'], JSON.stringify(report));
+    assert.match(report.error?.message ?? '', /not valid gzip .*keeps its last complete run/);
+    assert.equal((await states()).find((s) => s.table === 'web_logs')?.point, p0);
+    await assertEqualTables(pg, 'canvas_logs', 'web_logs', await fixture.reference('canvas_logs', 'web_logs', p0));
+  });
+
   it('dq sync-status on a database never synced to says so, and creates nothing there', async () => {
     await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DROP TABLE IF EXISTS public.dq_sync_state`);
     const run = await runDq(['sync-status', '--to', pg.urlWithoutPassword], { env: { HOME: fixture.dir, TMPDIR: fixture.dir, PGPASSWORD: pg.password } });
