@@ -24,6 +24,7 @@ import { parseJson } from './responseParsers';
 import { isRetryableStatus, isTransientNetworkError, runWithRetries, type RetryPolicy } from './retryPolicy';
 import type { TokenClient } from './tokenClient';
 import type { CallOptions, Priority, QueueReason } from './types';
+import { formatDuration } from '../core/durationText';
 
 export interface ApiTransportOptions {
   dispatcher: Dispatcher;
@@ -81,8 +82,8 @@ export class ApiTransport {
         // a warning: a person waiting on a silent service should see why nothing happens
         onRetry: ({ failure, delayMs, retry, maxRetries }) => {
           if (failure.status === 429) this.logger.warn(`${operation}: HTTP 429, waiting ${Math.ceil(delayMs / 1000)} s before retry ${retry}/${maxRetries}`);
-          else if (failure.status === undefined) this.logger.warn(`${operation}: ${failure.error.message}; trying again in ${seconds(delayMs)} (${retry}/${maxRetries})`);
-          else this.logger.warn(`${operation}: HTTP ${failure.status}; trying again in ${seconds(delayMs)} (${retry}/${maxRetries})`);
+          else if (failure.status === undefined) this.logger.warn(`${operation}: ${failure.error.message}; trying again in ${formatDuration(delayMs, 'long')} (${retry}/${maxRetries})`);
+          else this.logger.warn(`${operation}: HTTP ${failure.status}; trying again in ${formatDuration(delayMs, 'long')} (${retry}/${maxRetries})`);
         },
       },
       async (retries) => {
@@ -161,6 +162,3 @@ function requestedRange(body: unknown): RequestedRange | undefined {
   return since !== undefined || until !== undefined ? { since, until } : undefined;
 }
 
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-}

@@ -11,6 +11,7 @@ import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import { lockHolder, type LockHolder } from '../engine/lockHolder';
 import { releaseOnce, type ReleaseLock } from './targetLock';
+import { formatDuration } from '../core/durationText';
 
 export interface DuckdbLockOptions {
   clock: Clock;
@@ -23,11 +24,6 @@ const LOCK_RETRY_MS = 500;
 
 /** Tables being synced in this process, by file and table key: resolves when released. */
 const heldTables = new Map<string, Promise<void>>();
-
-/** A wait as a person reads it: `30 s`, `1.5 s`. */
-function waitText(ms: number): string {
-  return ms >= 10_000 || ms % 1000 === 0 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
-}
 
 /** `process 4242 (/usr/bin/node)`, or as much of it as DuckDB could tell. */
 function holderText({ program, pid }: LockHolder): string {
@@ -52,12 +48,12 @@ export async function whileFileHeld<T>(file: string, attempt: () => Promise<T>, 
       const who = holderText(holder);
       const left = deadline - o.clock.now();
       if (left <= 0) {
-        throw new DqError('io', `The sync database ${file} is in use by ${who}; waited ${Math.round(o.lockWaitMs / 1000)} s for it.`, {
+        throw new DqError('io', `The sync database ${file} is in use by ${who}; waited ${formatDuration(o.lockWaitMs, 'long')} for it.`, {
           hint: 'Another sync may still be running, or a program has the file open (a SQL console on it): wait for it or close it, then run again.',
         });
       }
       // a warning, shown without DQ_DEBUG: otherwise nothing would say why nothing happens
-      if (!told) o.logger.warn(`waiting up to ${waitText(left)} for the sync database ${file}: it is in use by ${who}.`);
+      if (!told) o.logger.warn(`waiting up to ${formatDuration(left, 'long')} for the sync database ${file}: it is in use by ${who}.`);
       told = true;
       try {
         await o.clock.sleep(Math.min(left, LOCK_RETRY_MS), signal);
@@ -79,7 +75,7 @@ export async function lockDuckdbTable(file: string, key: string, name: string, o
         hint: 'Wait for it to finish, then sync the table again.',
       });
     }
-    if (!told) o.logger.warn(`waiting up to ${waitText(left)} for ${name} in ${file}: another sync in this program is applying it.`);
+    if (!told) o.logger.warn(`waiting up to ${formatDuration(left, 'long')} for ${name} in ${file}: another sync in this program is applying it.`);
     told = true;
     await waitFor(held, Math.min(left, LOCK_RETRY_MS * 10), o.clock, signal);
   }

@@ -13,7 +13,8 @@ import type { LoadMode } from './mysqlLoad';
 import type { MysqlMetaTable } from './mysqlMetaTable';
 import { applySnapshot, type MysqlStepContext } from './mysqlSnapshot';
 import { shownTable } from './mysqlSql';
-import { seconds, type MysqlTableLocks } from './mysqlTableLock';
+import type { MysqlTableLocks } from './mysqlTableLock';
+import { formatDuration } from '../core/durationText';
 import type { ApplyPlan, ApplyResult } from './syncTarget';
 
 export interface MysqlApplyContext {
@@ -57,7 +58,7 @@ export async function applyToMysql(ctx: MysqlApplyContext, plan: ApplyPlan): Pro
     } else {
       result = await applyChanges(step, endpoint.label);
     }
-    logger.info(`mysql: ${name}: ${plan.kind} applied: ${result.upserted} upserted, ${result.deleted} deleted, ${result.rows} rows (${seconds(clock.now() - started)})`);
+    logger.info(`mysql: ${name}: ${plan.kind} applied: ${result.upserted} upserted, ${result.deleted} deleted, ${result.rows} rows (${formatDuration(clock.now() - started, 'long')})`);
     return result;
   } catch (err) {
     const failure = signal?.aborted ? mysqlCancelled(doing, true) : !reached && !session.usable ? locks.lost(name, lock) : mysqlError(err, endpoint.errorContext(doing, true));

@@ -13,7 +13,7 @@ import type { MysqlEndpoint, MysqlSession } from './mysqlConnection';
 import { mysqlErrno, mysqlError } from './mysqlErrors';
 import { isoFromDatetime, utcDatetime } from './mysqlRecords';
 import { ADOPT_SOURCE, createMetaTable, META_TABLE, metaLockName, SELECT_META_ROWS, tableName } from './mysqlSql';
-import { seconds } from './mysqlTableLock';
+import { formatDuration } from '../core/durationText';
 import type { ApplyPlan, SyncedTable, SyncState } from './syncTarget';
 
 interface MetaRow {
@@ -120,7 +120,7 @@ export class MysqlMetaTable {
       throw mysqlError(err, this.endpoint.errorContext(doing, true));
     }
     if (Number(got) !== 1) {
-      throw new DqError('io', `Another sync has been writing the meta table ${META_TABLE} in MySQL at ${this.endpoint.label} for ${seconds(wait * 1000)} while ${doing}; the table keeps its last complete run.`, {
+      throw new DqError('io', `Another sync has been writing the meta table ${META_TABLE} in MySQL at ${this.endpoint.label} for ${formatDuration(wait * 1000, 'long')} while ${doing}; the table keeps its last complete run.`, {
         hint: 'Run the sync again when the other sync has finished.',
         operation: 'mysql',
       });

@@ -14,6 +14,7 @@ import type { MysqlEndpoint, MysqlSession } from './mysqlConnection';
 import { maskPassword, mysqlCancelled, mysqlError } from './mysqlErrors';
 import { mysqlNameKey, shownTable, tableLockName, tableName } from './mysqlSql';
 import { releaseOnce, type ReleaseLock } from './targetLock';
+import { formatDuration } from '../core/durationText';
 
 export interface MysqlTableLockOptions {
   endpoint: MysqlEndpoint;
@@ -37,11 +38,6 @@ export interface MysqlTableLock {
 
 /** statements are never sent more often than this */
 export const MIN_KEEP_ALIVE_MS = 100;
-
-/** A time as messages give it: `30.0 s`. */
-export function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
 
 export class MysqlTableLocks {
   private readonly held = new Map<string, MysqlTableLock>();
@@ -76,7 +72,7 @@ export class MysqlTableLocks {
         if (waited >= lockWaitMs) throw await this.heldElsewhere(session, name, lockName, waited);
         if (!told) {
           told = true;
-          logger.warn(`waiting up to ${seconds(lockWaitMs - waited)} for ${name} in MySQL at ${this.label}: another sync${await this.holderOf(session, lockName)} is applying it.`);
+          logger.warn(`waiting up to ${formatDuration(lockWaitMs - waited, 'long')} for ${name} in MySQL at ${this.label}: another sync${await this.holderOf(session, lockName)} is applying it.`);
         }
         await clock.sleep(Math.min(pause, keepAliveMs, lockWaitMs - waited), signal);
         pause = Math.min(pause * 2, 2_000);
@@ -104,7 +100,7 @@ export class MysqlTableLocks {
       }
     });
     this.held.set(key, lock);
-    logger.debug(`mysql: ${this.label}: locked ${name} on connection ${session.threadId} (a statement every ${seconds(keepAliveMs)} keeps it alive)`);
+    logger.debug(`mysql: ${this.label}: locked ${name} on connection ${session.threadId} (a statement every ${formatDuration(keepAliveMs, 'long')} keeps it alive)`);
     return lock.release;
   }
 
@@ -169,7 +165,7 @@ export class MysqlTableLocks {
 
   private async heldElsewhere(session: MysqlSession, name: string, lockName: string, waited: number): Promise<DqError> {
     const holder = await this.holderOf(session, lockName);
-    return new DqError('io', `Another sync${holder} is applying ${name} in MySQL at ${this.label}; waited ${seconds(waited)}.`, {
+    return new DqError('io', `Another sync${holder} is applying ${name} in MySQL at ${this.label}; waited ${formatDuration(waited, 'long')}.`, {
       hint: 'Run the sync again when it has finished.',
       operation: 'mysql',
     });

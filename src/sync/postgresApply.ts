@@ -14,7 +14,8 @@ import { postgresCancelled, postgresError } from './postgresErrors';
 import type { PostgresMetaTable } from './postgresMetaTable';
 import { loadRecords } from './postgresLoad';
 import { grantName, lockName, META_DDL_LOCK, qualifiedName, quoteIdent } from './postgresSql';
-import { seconds, type PostgresTableLocks } from './postgresTableLock';
+import type { PostgresTableLocks } from './postgresTableLock';
+import { formatDuration } from '../core/durationText';
 import type { ApplyPlan, ApplyResult } from './syncTarget';
 
 export interface PostgresApplyContext {
@@ -67,7 +68,7 @@ export async function applyToPostgres(ctx: PostgresApplyContext, plan: ApplyPlan
     inTransaction = false;
     // an abort that came too late to matter: its cancel must not hit the session's next statement
     if (cancelling) await cancelling;
-    logger.info(`postgres: ${name}: ${plan.kind} applied from ${records} records: ${upserted} upserted, ${deleted} deleted, ${rows} rows (${seconds(clock.now() - started)})`);
+    logger.info(`postgres: ${name}: ${plan.kind} applied from ${records} records: ${upserted} upserted, ${deleted} deleted, ${rows} rows (${formatDuration(clock.now() - started, 'long')})`);
     return { upserted, deleted, rows };
   } catch (err) {
     if (cancelling) await cancelling;

@@ -15,6 +15,7 @@ import type { PostgresEndpoint, PostgresSession } from './postgresConnection';
 import { IDLE_SESSION_TIMED_OUT, maskPassword, postgresCancelled, postgresError } from './postgresErrors';
 import { LOCK_HOLDER, LOCK_KEYS, lockKeyName, lockName } from './postgresSql';
 import { releaseOnce, type ReleaseLock } from './targetLock';
+import { formatDuration } from '../core/durationText';
 
 export interface PostgresTableLockOptions {
   endpoint: PostgresEndpoint;
@@ -41,11 +42,6 @@ export const MIN_KEEP_ALIVE_MS = 100;
 /** the server's idle_session_timeout for this session, in ms (PostgreSQL 14 and later; 0 = off) */
 const IDLE_SESSION_TIMEOUT = `SELECT setting FROM pg_settings WHERE name = 'idle_session_timeout' AND unit = 'ms'`;
 const KEEP_ALIVE = 'SELECT 1';
-
-/** A time as messages give it: `30.0 s`. */
-export function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
 
 export class PostgresTableLocks {
   private readonly held = new Map<string, PostgresTableLock>();
@@ -83,7 +79,7 @@ export class PostgresTableLocks {
         if (waited >= lockWaitMs) throw await this.heldElsewhere(session, name, key, waited);
         if (!told) {
           told = true;
-          logger.warn(`waiting up to ${seconds(lockWaitMs - waited)} for ${name} in PostgreSQL at ${this.label}: another sync${await this.holderOf(session, key)} is applying it.`);
+          logger.warn(`waiting up to ${formatDuration(lockWaitMs - waited, 'long')} for ${name} in PostgreSQL at ${this.label}: another sync${await this.holderOf(session, key)} is applying it.`);
         }
         // the pause between tries stays under the server's idle timeout too
         await clock.sleep(Math.min(pause, keepAliveMs, lockWaitMs - waited), signal);
@@ -112,7 +108,7 @@ export class PostgresTableLocks {
       }
     });
     this.held.set(key, lock);
-    logger.debug(`postgres: ${this.label}: locked ${name} (a statement every ${seconds(keepAliveMs)} keeps the lock's session alive)`);
+    logger.debug(`postgres: ${this.label}: locked ${name} (a statement every ${formatDuration(keepAliveMs, 'long')} keeps the lock's session alive)`);
     return lock.release;
   }
 
@@ -183,7 +179,7 @@ export class PostgresTableLocks {
 
   private async heldElsewhere(session: PostgresSession, name: string, key: string, waited: number): Promise<DqError> {
     const holder = await this.holderOf(session, key);
-    return new DqError('io', `Another sync${holder} is applying ${name} in PostgreSQL at ${this.label}; waited ${seconds(waited)}.`, {
+    return new DqError('io', `Another sync${holder} is applying ${name} in PostgreSQL at ${this.label}; waited ${formatDuration(waited, 'long')}.`, {
       hint: 'Run the sync again when it has finished.',
       operation: 'postgres',
     });

@@ -265,7 +265,7 @@ describe('sync to MySQL from the emulator (real MariaDB server)', function () {
       const lines = run.stderr.split('\n');
       const waiting = lines.filter((l) => l.startsWith('dq: warning: waiting'));
       // a holder of another user: its connection id only (the user sees no one else's sessions)
-      assert.deepEqual(waiting, [`dq: warning: waiting up to 1.0 s for canvas.accounts in MySQL at ${db.urlWithoutPassword}: another sync (connection ${holder.threadId}) is applying it.`]);
+      assert.deepEqual(waiting, [`dq: warning: waiting up to 1 s for canvas.accounts in MySQL at ${db.urlWithoutPassword}: another sync (connection ${holder.threadId}) is applying it.`]);
       assert.match(run.stdout, new RegExp(`^canvas\\.accounts\\s+failed\\s+io: Another sync \\(connection ${holder.threadId}\\) is applying canvas\\.accounts`, 'm'));
     } finally {
       await holder.end();

@@ -415,7 +415,7 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
       assert.ok(waiting >= 0, `no line says the sync waits:\n${run.stderr}`);
       assert.equal(
         lines[waiting],
-        `dq: warning: waiting up to 1.0 s for canvas.accounts in PostgreSQL at ${pg.urlWithoutPassword}: another sync (server process ${pid}) is applying it.`,
+        `dq: warning: waiting up to 1 s for canvas.accounts in PostgreSQL at ${pg.urlWithoutPassword}: another sync (server process ${pid}) is applying it.`,
       );
       assert.match(run.stdout, new RegExp(`^canvas\\.accounts\\s+failed\\s+io: Another sync \\(server process ${pid}\\) is applying canvas\\.accounts`, 'm'));
     } finally {

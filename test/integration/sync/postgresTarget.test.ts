@@ -612,7 +612,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     assert.equal(warnings.length, 1, warnings.join('\n'));
     assert.match(
       warnings[0],
-      new RegExp(`^waiting up to 30\\.0 s for canvas\\.users in PostgreSQL at ${second.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: another sync \\(dq sync \\(pid ${process.pid} on [^)]+\\), server process \\d+( from [^)]+)?\\) is applying it\\.$`),
+      new RegExp(`^waiting up to 30 s for canvas\\.users in PostgreSQL at ${second.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: another sync \\(dq sync \\(pid ${process.pid} on [^)]+\\), server process \\d+( from [^)]+)?\\) is applying it\\.$`),
     );
 
     // a third sync, stopped while it waits (the second's keep-alive sleeps meanwhile)
