@@ -33,6 +33,7 @@ import type {
   View,
 } from './engineProtocol';
 import { SerialQueue } from '../core/serialQueue';
+import { formatDuration } from '../core/durationText';
 
 export interface EngineOptions {
   /** the engine host script: dist/engineHost.js in the extension */
@@ -47,6 +48,12 @@ export interface EngineOptions {
   keptCopiesMb?: number;
   /** stop the process after this long without a call; default 5 minutes */
   idleMs?: number;
+  /**
+   * a cancelled request that has not ended this long after its cancel was sent means a process
+   * that no longer answers (a query DuckDB does not interrupt): it is stopped, and the next
+   * request starts it afresh; default 15 s
+   */
+  stuckAfterCancelMs?: number;
   logger?: Logger;
   /** folders whose files the engine reads (the results' folder), asked for as it starts: a file elsewhere costs a restart of the engine */
   readableFolders?: () => Promise<string[]>;
@@ -59,7 +66,11 @@ interface Pending {
   reject(err: EngineError): void;
   onProgress?: (rows: number) => void;
   cleanup(): void;
+  /** the caller cancelled it: a process stopped under it answers it as cancelled */
+  signal?: AbortSignal;
 }
+
+const DEFAULT_STUCK_AFTER_CANCEL_MS = 15_000;
 
 const DEFAULT_IDLE_MS = 5 * 60_000;
 export const DEFAULT_MEMORY_LIMIT_MB = 256;
@@ -284,13 +295,32 @@ export class EngineClient {
   ): Promise<RequestResults[M]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => this.post(child, { type: 'cancel', id });
+      let stuck: NodeJS.Timeout | undefined;
+      const onAbort = (): void => {
+        this.post(child, { type: 'cancel', id });
+        stuck = setTimeout(() => this.stopStuck(child, id), this.options.stuckAfterCancelMs ?? DEFAULT_STUCK_AFTER_CANCEL_MS);
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const cleanup = (): void => signal?.removeEventListener('abort', onAbort);
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, cleanup });
+      const cleanup = (): void => {
+        clearTimeout(stuck);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, cleanup, signal });
       this.post(child, { type: 'request', id, method, params });
       if (signal?.aborted) onAbort();
     });
+  }
+
+  /**
+   * A request cancelled long ago is still running: the process no longer answers a cancel, and
+   * everything after it would wait behind it. It is stopped; what it held (open results, the
+   * console's kept rows) is opened again or asked for again by the next request.
+   */
+  private stopStuck(child: ChildProcess, id: number): void {
+    if (!this.pending.has(id) || this.child !== child) return;
+    const waited = formatDuration(this.options.stuckAfterCancelMs ?? DEFAULT_STUCK_AFTER_CANCEL_MS, 'long');
+    this.logger.warn(`The SQL engine did not stop a cancelled statement within ${waited}; it is restarted (process ${child.pid}).`);
+    child.kill('SIGKILL');
   }
 
   private post(child: ChildProcess, message: ToHost): void {
@@ -396,7 +426,7 @@ export class EngineClient {
     this.pending.clear();
     for (const p of pending) {
       p.cleanup();
-      p.reject(err);
+      p.reject(p.signal?.aborted ? cancelledError() : err);
     }
     this.notifyDrained();
   }

@@ -166,7 +166,9 @@ describe('Result preview in the VS Code workbench', function () {
     const asked = page.locator('.quick-input-widget .quick-input-title', { hasText: 'does not exist' });
     const answer = async (): Promise<string> => ((await asked.isVisible()) ? 'asked' : (await widget.isVisible()) ? 'open' : 'closed');
     for (let attempt = 1; ; attempt++) {
-      await page.keyboard.press('Enter');
+      // on the dialog's input itself: a webview that took the focus back would take the key
+      if (await input.isVisible()) await input.press('Enter');
+      else await page.keyboard.press('Enter');
       const state = await until(page, 'the save dialog answered', answer, (s) => s !== 'open', attempt < 3 ? SAVE_DIALOG_STEP_MS : undefined).catch((err: unknown) => {
         if (attempt >= 3) throw err;
         return 'open';
