@@ -1,0 +1,169 @@
+// An S3-compatible server on loopback for tests (s3rver in a process of its own, storing
+// objects in a temporary folder; see s3ServerProcess.ts), with a bucket made, and a fault proxy that stands in front of it as the endpoint a
+// test gives the store: it can drop the connection midway through an UploadPart, answer 403
+// AccessDenied to every write (a bucket that refuses writes) and trickle the answers.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** The access key s3rver knows (any other is answered InvalidAccessKeyId). */
+export const S3RVER_KEY = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export class S3TestServer {
+  /** `http://127.0.0.1:<port>`: the server itself, with no faults in the way */
+  url = '';
+  readonly folder: string;
+  private child?: ChildProcess;
+
+  private constructor(readonly bucket: string) {
+    this.folder = fs.mkdtempSync(path.join(os.tmpdir(), 'dq-s3rver-'));
+  }
+
+  static async start(bucket = 'dq-lake'): Promise<S3TestServer> {
+    const s = new S3TestServer(bucket);
+    const child = fork(path.join(__dirname, 's3ServerProcess.js'), [s.folder, bucket], { execArgv: ['--openssl-legacy-provider'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    s.child = child;
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (m: { port?: number; error?: string }) => (m.port ? resolve(m.port) : reject(new Error(`the S3 server did not start: ${m.error}`))));
+      child.once('exit', (code) => reject(new Error(`the S3 server ended with ${code}`)));
+    });
+    s.url = `http://127.0.0.1:${port}`;
+    return s;
+  }
+
+  /** An environment holding the server's credentials (and nothing of the machine's own AWS setup). */
+  env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    return {
+      HOME: this.folder,
+      AWS_ACCESS_KEY_ID: S3RVER_KEY.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_KEY.secretAccessKey,
+      AWS_REGION: 'us-east-1',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      ...extra,
+    };
+  }
+
+  /** The file s3rver keeps an object's bytes in (or undefined when there is no such object). */
+  objectFile(key: string): string | undefined {
+    const file = path.join(this.folder, this.bucket, `${key}._S3rver_object`);
+    return fs.existsSync(file) ? file : undefined;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child && child.exitCode === null) {
+      const ended = new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await ended;
+    }
+    fs.rmSync(this.folder, { recursive: true, force: true });
+  }
+}
+
+export interface S3Faults {
+  /** drop the connection midway through the body of UploadPart requests from this one on (1 = the first) */
+  dropUploadPartFrom?: number;
+  /** answer 403 AccessDenied to every PUT, POST and DELETE */
+  refuseWrites?: boolean;
+  /** send answers in pieces of this many bytes ... */
+  trickleBytes?: number;
+  /** ... this many milliseconds apart */
+  trickleMs?: number;
+}
+
+/** What the proxy saw: requests by kind, as S3 names the operations. */
+export interface S3ProxyCounts {
+  uploadParts: number;
+  droppedParts: number;
+  refusedWrites: number;
+  requests: number;
+}
+
+/** An HTTP proxy (as an endpoint, not a forward proxy) in front of the S3 server, with faults. */
+export class S3FaultProxy {
+  url = '';
+  faults: S3Faults = {};
+  readonly counts: S3ProxyCounts = { uploadParts: 0, droppedParts: 0, refusedWrites: 0, requests: 0 };
+  private readonly server: http.Server;
+  private readonly upstream: URL;
+
+  private constructor(upstream: string) {
+    this.upstream = new URL(upstream);
+    this.server = http.createServer((req, res) => this.handle(req, res));
+  }
+
+  static async start(upstream: string, faults: S3Faults = {}): Promise<S3FaultProxy> {
+    const p = new S3FaultProxy(upstream);
+    p.faults = faults;
+    await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
+    p.url = `http://127.0.0.1:${(p.server.address() as AddressInfo).port}`;
+    return p;
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    this.counts.requests++;
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const write = req.method === 'PUT' || req.method === 'POST' || req.method === 'DELETE';
+    if (write && this.faults.refuseWrites) {
+      this.counts.refusedWrites++;
+      req.resume();
+      const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>fault</RequestId></Error>';
+      res.writeHead(403, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    const isPart = req.method === 'PUT' && url.searchParams.has('partNumber') && url.searchParams.has('uploadId');
+    if (isPart) this.counts.uploadParts++;
+    const drop = isPart && this.faults.dropUploadPartFrom !== undefined && this.counts.uploadParts >= this.faults.dropUploadPartFrom;
+    if (drop) {
+      // read half of the part, then cut the connection: the client sees a reset midway
+      this.counts.droppedParts++;
+      const half = Number(req.headers['content-length'] ?? 0) / 2;
+      let seen = 0;
+      req.on('data', (chunk: Buffer) => {
+        seen += chunk.length;
+        if (seen >= half) req.socket.destroy();
+      });
+      return;
+    }
+    const forward = http.request(
+      { host: this.upstream.hostname, port: this.upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        if (!this.faults.trickleBytes) {
+          answer.pipe(res);
+          return;
+        }
+        void this.trickle(answer, res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  }
+
+  private async trickle(answer: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const size = this.faults.trickleBytes ?? 1;
+    const pause = this.faults.trickleMs ?? 10;
+    try {
+      for await (const chunk of answer as AsyncIterable<Buffer>) {
+        for (let at = 0; at < chunk.length; at += size) {
+          if (res.destroyed) return;
+          res.write(chunk.subarray(at, at + size));
+          await new Promise((r) => setTimeout(r, pause));
+        }
+      }
+      res.end();
+    } catch {
+      res.destroy();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
