@@ -62,7 +62,7 @@ export function readS3Url(text: string): S3Url {
   if (!PREFIX_CHARS.test(prefix)) {
     throw specError('invalidUrl', `The prefix of s3://${bucket}/ holds characters that Athena, Trino or Spark may not read in a location.`, "Use letters, digits and - _ . = + , ! * ' ( ) in the prefix, with / between its parts.");
   }
-  if (prefix.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+  if (prefix !== '' && prefix.split('/').some((part) => part === '' || part === '.' || part === '..')) {
     throw specError('invalidUrl', `The prefix "${prefix}" of s3://${bucket}/ has an empty, "." or ".." part.`, `Write it as ${S3_FORM}, with one / between the prefix's parts.`);
   }
   const url = prefix === '' ? `s3://${bucket}` : `s3://${bucket}/${prefix}`;
