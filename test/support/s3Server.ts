@@ -81,13 +81,15 @@ export interface S3ProxyCounts {
   droppedParts: number;
   refusedWrites: number;
   requests: number;
+  /** the keys of each DeleteObjects call */
+  deleteCalls: number[];
 }
 
 /** An HTTP proxy (as an endpoint, not a forward proxy) in front of the S3 server, with faults. */
 export class S3FaultProxy {
   url = '';
   faults: S3Faults = {};
-  readonly counts: S3ProxyCounts = { uploadParts: 0, droppedParts: 0, refusedWrites: 0, requests: 0 };
+  readonly counts: S3ProxyCounts = { uploadParts: 0, droppedParts: 0, refusedWrites: 0, requests: 0, deleteCalls: [] };
   private readonly server: http.Server;
   private readonly upstream: URL;
 
@@ -114,6 +116,10 @@ export class S3FaultProxy {
       const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>fault</RequestId></Error>';
       res.writeHead(403, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
       res.end(body);
+      return;
+    }
+    if (req.method === 'POST' && url.searchParams.has('delete')) {
+      this.deleteObjects(req, res);
       return;
     }
     const isPart = req.method === 'PUT' && url.searchParams.has('partNumber') && url.searchParams.has('uploadId');
@@ -143,6 +149,29 @@ export class S3FaultProxy {
     );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
+  }
+
+  /** DeleteObjects as S3 takes it: at most 1000 keys, else 400 MalformedXML. */
+  private deleteObjects(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const keys = (body.toString('utf8').match(/<Key>/g) ?? []).length;
+      this.counts.deleteCalls.push(keys);
+      if (keys > 1000) {
+        const answer = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>MalformedXML</Code><Message>The XML you provided was not well-formed or did not validate against our published schema</Message></Error>';
+        res.writeHead(400, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(answer) });
+        res.end(answer);
+        return;
+      }
+      const forward = http.request({ host: this.upstream.hostname, port: this.upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.destroy());
+      forward.end(body);
+    });
   }
 
   private async trickle(answer: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -6,6 +6,7 @@
 // never with a secret of the credential chain in it.
 
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -111,7 +112,17 @@ describe('S3 object store (s3rver on loopback)', function () {
     const listed = await store.list('many/');
     assert.equal(listed.length, 1205);
     assert.deepEqual(listed.map((o) => o.key), keys);
-    await store.delete(keys);
+    // through a proxy that holds DeleteObjects to S3's 1000 keys, as S3 does
+    const strict = await S3FaultProxy.start(server.url);
+    const deleting = await openS3Store(options({ endpoint: strict.url, enforcesConditions: false }));
+    try {
+      await deleting.delete(keys);
+      // (a call may be sent again when a kept-alive connection was closed meanwhile)
+      assert.deepEqual([...new Set(strict.counts.deleteCalls)], [1000, 205]);
+    } finally {
+      await deleting.close();
+      await strict.stop();
+    }
     assert.deepEqual(await store.list('many/'), []);
   });
 
@@ -245,6 +256,17 @@ describe('S3 object store (s3rver on loopback)', function () {
     const withUser = await failure(openS3Store(options({ endpoint: 'https://key:hunter22@s3.example.com' })));
     assert.equal(withUser.kind, 'usage');
     assert.ok(!allText(withUser).includes('hunter22'));
+  });
+
+  it("keeps the SDK's Node version warning off stderr, in a process of its own", () => {
+    const script = `
+      const { openS3Store } = require(${JSON.stringify(path.resolve(__dirname, '../../../src/sync/s3Store.js'))});
+      const logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+      openS3Store({ bucket: ${JSON.stringify(server.bucket)}, endpoint: ${JSON.stringify(server.url)}, env: ${JSON.stringify(server.env())}, logger })
+        .then(async (s) => { await s.putBytes('warn/x', 'x'); await s.delete(['warn/x']); await s.close(); console.log('done'); });`;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+    assert.equal(run.stdout.trim(), 'done', run.stderr);
+    assert.equal(run.stderr, '');
   });
 
   it('a store that cannot be reached: network, within bounded time', async () => {
