@@ -73,6 +73,8 @@ export interface S3Faults {
   trickleBytes?: number;
   /** ... this many milliseconds apart */
   trickleMs?: number;
+  /** answer 412 PreconditionFailed to a PUT or CompleteMultipartUpload whose If-None-Match or If-Match does not hold */
+  enforceConditions?: boolean;
 }
 
 /** What the proxy saw: requests by kind, as S3 names the operations. */
@@ -83,13 +85,15 @@ export interface S3ProxyCounts {
   requests: number;
   /** the keys of each DeleteObjects call */
   deleteCalls: number[];
+  /** writes refused for a condition that did not hold */
+  preconditionFailures: number;
 }
 
 /** An HTTP proxy (as an endpoint, not a forward proxy) in front of the S3 server, with faults. */
 export class S3FaultProxy {
   url = '';
   faults: S3Faults = {};
-  readonly counts: S3ProxyCounts = { uploadParts: 0, droppedParts: 0, refusedWrites: 0, requests: 0, deleteCalls: [] };
+  readonly counts: S3ProxyCounts = { uploadParts: 0, droppedParts: 0, refusedWrites: 0, requests: 0, deleteCalls: [], preconditionFailures: 0 };
   private readonly server: http.Server;
   private readonly upstream: URL;
 
@@ -122,6 +126,42 @@ export class S3FaultProxy {
       this.deleteObjects(req, res);
       return;
     }
+    const conditional = req.headers['if-none-match'] !== undefined || req.headers['if-match'] !== undefined;
+    const wholeWrite = (req.method === 'PUT' && !url.searchParams.has('partNumber')) || (req.method === 'POST' && url.searchParams.has('uploadId'));
+    if (this.faults.enforceConditions && conditional && wholeWrite) {
+      void this.conditionally(req, res, url);
+      return;
+    }
+    this.pass(req, res, url);
+  }
+
+  /** Holds the write's condition against the object as it is now: 412 when it does not hold, else passes it on. */
+  private async conditionally(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    req.pause();
+    const current = await new Promise<{ status: number; etag?: string }>((resolve) => {
+      const head = http.request({ host: this.upstream.hostname, port: this.upstream.port, method: 'HEAD', path: url.pathname }, (answer) => {
+        answer.resume();
+        resolve({ status: answer.statusCode ?? 500, etag: answer.headers.etag });
+      });
+      head.on('error', () => resolve({ status: 500 }));
+      head.end();
+    });
+    const noneMatch = req.headers['if-none-match'];
+    const match = req.headers['if-match'];
+    const holds = noneMatch === '*' ? current.status === 404 : match !== undefined ? current.status === 200 && current.etag === match : true;
+    if (!holds) {
+      this.counts.preconditionFailures++;
+      req.resume();
+      const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>';
+      res.writeHead(412, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    req.resume();
+    this.pass(req, res, url);
+  }
+
+  private pass(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
     const isPart = req.method === 'PUT' && url.searchParams.has('partNumber') && url.searchParams.has('uploadId');
     if (isPart) this.counts.uploadParts++;
     const drop = isPart && this.faults.dropUploadPartFrom !== undefined && this.counts.uploadParts >= this.faults.dropUploadPartFrom;

@@ -87,6 +87,27 @@ describe('S3 object store (s3rver on loopback)', function () {
     assert.deepEqual(await store.list('lake/'), []);
   });
 
+  it('finds a store that enforces conditional writes, and a write whose condition fails writes nothing and says conflict', async () => {
+    const proxy = await S3FaultProxy.start(server.url, { enforceConditions: true });
+    const strict = await openS3Store(options({ endpoint: proxy.url, probePrefix: 'cond' }));
+    try {
+      assert.equal(strict.enforcesConditions, true);
+      assert.deepEqual(await strict.list('cond/'), [], 'the probe object is removed');
+      const first = await strict.putBytes('cond/_dq/lock', 'run-1', { condition: { ifAbsent: true } });
+      assert.ok(first.etag && !first.conflict);
+      assert.deepEqual(await strict.putBytes('cond/_dq/lock', 'run-2', { condition: { ifAbsent: true } }), { conflict: true });
+      assert.deepEqual(await strict.putBytes('cond/_dq/lock', 'run-2', { condition: { ifEtag: '"0000"' } }), { conflict: true });
+      assert.equal((await strict.getBytes('cond/_dq/lock'))?.body.toString(), 'run-1');
+      const next = await strict.putBytes('cond/_dq/lock', 'run-3', { condition: { ifEtag: first.etag! } });
+      assert.ok(next.etag && !next.conflict);
+      assert.equal((await strict.getBytes('cond/_dq/lock'))?.body.toString(), 'run-3');
+      await strict.delete(['cond/_dq/lock']);
+    } finally {
+      await strict.close();
+      await proxy.stop();
+    }
+  });
+
   it('writes, reads back byte for byte, streams, and lists objects with their sizes', async () => {
     const bytes = crypto.randomBytes(70_000);
     const put = await store.putBytes('t/a/bin', bytes, { contentType: 'application/octet-stream' });
