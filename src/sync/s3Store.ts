@@ -7,7 +7,7 @@
 // cancelled upload is aborted, so it leaves neither an object nor a pending multipart upload.
 
 import * as fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type * as S3 from '@aws-sdk/client-s3';
 import type * as Storage from '@aws-sdk/lib-storage';
 import { DqError } from '../client/errors';
@@ -191,7 +191,12 @@ class S3Store implements ObjectStore {
   async getStream(key: string, signal?: AbortSignal): Promise<Readable> {
     try {
       const answer = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.options.bucket, Key: key }), { abortSignal: signal });
-      return answer.Body as Readable;
+      // a connection lost midway is said as any other failure of the store (kind, hint, no secret)
+      const body = answer.Body as Readable;
+      const out = new PassThrough();
+      body.on('error', (err) => out.destroy(this.fail(err, 'reading', key, signal)));
+      out.on('close', () => body.destroy());
+      return body.pipe(out);
     } catch (err) {
       if (isMissingObject(err)) {
         throw new DqError('notFound', `The object s3://${this.options.bucket}/${key} does not exist.`, { hint: 'It may have been deleted by hand or by another sync; run the sync again.' });

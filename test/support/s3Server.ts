@@ -73,6 +73,8 @@ export interface S3Faults {
   trickleBytes?: number;
   /** ... this many milliseconds apart */
   trickleMs?: number;
+  /** cut the connection of an object's download after this many bytes of its body */
+  cutDownloadsAfter?: number;
   /** answer 412 PreconditionFailed to a PUT or CompleteMultipartUpload whose If-None-Match or If-Match does not hold */
   enforceConditions?: boolean;
 }
@@ -180,6 +182,18 @@ export class S3FaultProxy {
       { host: this.upstream.hostname, port: this.upstream.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const cutAfter = this.faults.cutDownloadsAfter;
+        if (req.method === 'GET' && cutAfter !== undefined && answer.statusCode === 200) {
+          let sent = 0;
+          answer.on('data', (chunk: Buffer) => {
+            if (sent >= cutAfter) return;
+            const room = cutAfter - sent;
+            res.write(chunk.subarray(0, room));
+            sent += Math.min(room, chunk.length);
+            if (sent >= cutAfter) res.socket?.destroy();
+          });
+          return;
+        }
         if (!this.faults.trickleBytes) {
           answer.pipe(res);
           return;

@@ -127,6 +127,25 @@ describe('S3 object store (s3rver on loopback)', function () {
     assert.deepEqual(await store.list('t/'), []);
   });
 
+  it('a download whose connection is cut midway fails the stream with a network error, not a short read', async () => {
+    await store.putBytes('cut/a.bin', crypto.randomBytes(2 * MiB));
+    const proxy = await S3FaultProxy.start(server.url, { cutDownloadsAfter: 256 * 1024 });
+    const cutting = await openS3Store(options({ endpoint: proxy.url, enforcesConditions: false }));
+    try {
+      const stream = await cutting.getStream('cut/a.bin');
+      let read = 0;
+      const err = await failure((async () => {
+        for await (const c of stream) read += (c as Buffer).length;
+      })());
+      assert.equal(err.kind, 'network', err.describe());
+      assert.ok(read < 2 * MiB);
+    } finally {
+      await cutting.close();
+      await proxy.stop();
+      await store.delete(['cut/a.bin']);
+    }
+  });
+
   it('lists more than 1000 keys across pages, in key order, and deletes them in batches', async () => {
     const keys = Array.from({ length: 1205 }, (_, i) => `many/k${String(i).padStart(5, '0')}`);
     await inParallel(keys, 16, (k) => store.putBytes(k, k));
