@@ -34,8 +34,16 @@ const executable = {
 /** DuckDB is a native library per platform: never bundled, packaged as node_modules. */
 const duckdb = ['@duckdb/*'];
 
+/**
+ * The AWS SDK (an s3:// sync target's only) is loaded by src/sync/s3Store.ts when a store is
+ * opened, which the extension host never does (syncs run in dist/syncHost.js): it stays out of
+ * the extension's bundle. The sync host and the CLI bundle it, each module initialised only when
+ * first required, so it ships without node_modules and costs nothing to a sync of another kind.
+ */
+const awsSdk = ['@aws-sdk/*', '@smithy/*'];
+
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...duckdb] },
+  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...duckdb, ...awsSdk] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: duckdb, plugins: [executable] },
   // the SQL engine's child process; DuckDB's native binding ships beside it (scripts/packageVsix.js).
   // DuckDB's JavaScript API is bundled into it: loading its hundred modules one by one took 55

@@ -1,5 +1,5 @@
 // dq sync and dq sync-status: keep service tables current in a database (a DuckDB file by
-// default, PostgreSQL, or MySQL and MariaDB), and list what the database's meta table says was synced. Progress
+// default, PostgreSQL, or MySQL and MariaDB) or as Parquet files in an object store (s3://), and list what the database's meta table says was synced. Progress
 // goes to stderr (as text, or as JSON lines with --log-format json: syncEvents.ts), one summary
 // line per table (or JSON) to stdout. The exit code is 0 when every table synced; when one table
 // was asked for and it failed, its failure's code, as dq query would give it; of several tables,
@@ -14,7 +14,7 @@ import { runSync } from '../sync/syncRunner';
 import type { SyncProgress, TableSyncReport } from '../sync/syncReport';
 import { sourceIdentity } from '../sync/syncSource';
 import type { SyncState } from '../sync/syncTarget';
-import { createTarget, parseTargetSpec, type TargetSpec } from '../sync/targetSpec';
+import { createTarget, parseTargetSpec, type TargetDeps, type TargetSpec } from '../sync/targetSpec';
 import type { OptionSpec } from './argParser';
 import { UsageError } from './argParser';
 import type { CommandContext, CommandSpec } from './commandSpec';
@@ -35,7 +35,7 @@ const TO_OPTION: OptionSpec = {
   valueName: 'TARGET',
   nonEmpty: true,
   description:
-    'a DuckDB file (or duckdb:PATH), a postgresql://user@host/db or a mysql://user@host/db URL (default: sync.duckdb in the data folder, ~/.local/share/data-query); ' +
+    'a DuckDB file (or duckdb:PATH), a postgresql://user@host/db or a mysql://user@host/db URL, or s3://bucket/prefix for Parquet files in an object store (default: sync.duckdb in the data folder, ~/.local/share/data-query); ' +
     'a server on another machine is reached over TLS with its certificate checked unless the URL says another sslmode (or PGSSLMODE does), for MySQL ssl-mode: ' +
     'require (REQUIRED) encrypts without checking, disable (DISABLED) sends everything unencrypted',
 };
@@ -46,6 +46,22 @@ const LOCK_WAIT_OPTION: OptionSpec = {
   valueName: 'SEC',
   description: 'how long to wait for a database or table another sync holds (default 30)',
 };
+
+/** The object-store target's options (s3://bucket/prefix); AWS_* of the environment give the credentials and region. */
+const LAKE_OPTIONS: OptionSpec[] = [
+  {
+    name: 's3-endpoint',
+    kind: 'string',
+    valueName: 'URL',
+    nonEmpty: true,
+    description: 'an S3-compatible store\'s endpoint, https://host[:port], addressed path-style (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS S3 itself)',
+  },
+  { name: 'retain-files', kind: 'number', valueName: 'HOURS', description: 'keep the files an s3:// sync leaves out of the manifest this long, 0 to 8760, for queries that started before (default 24)' },
+  { name: 'compact', kind: 'boolean', description: 'rewrite the files of each table an s3:// sync touches into few large ones' },
+];
+
+/** sync-status takes no global options: --allow-insecure-http (or DQ_ALLOW_INSECURE_HTTP) is its own there, for an S3 endpoint. */
+const ALLOW_INSECURE_OPTION: OptionSpec = { name: 'allow-insecure-http', kind: 'boolean', description: 'permit plain http:// to an S3 endpoint that is not this machine (or set DQ_ALLOW_INSECURE_HTTP=1)' };
 
 type RateLimits = Partial<Record<Operation, number>>;
 
@@ -61,7 +77,8 @@ const RATE_LIMITS_OPTION: OptionSpec = {
 
 export const syncCommand: CommandSpec & { sync(ctx: CommandContext, events?: SyncEventLog): Promise<number> } = {
   name: 'sync',
-  usage: 'dq sync <namespace> <table>... | --all [--to TARGET] [--resnapshot] [--until T] [--concurrency N] [--work-dir DIR] [--lock-wait SEC] [--rate-limits LIMITS] [--log-format text|json]',
+  usage:
+    'dq sync <namespace> <table>... | --all [--to TARGET] [--resnapshot] [--until T] [--concurrency N] [--work-dir DIR] [--lock-wait SEC] [--rate-limits LIMITS] [--log-format text|json] [--s3-endpoint URL] [--retain-files HOURS] [--compact]',
   summary: 'keep tables current in a database: a snapshot the first time, then the changes since the last sync',
   options: [
     TO_OPTION,
@@ -73,6 +90,7 @@ export const syncCommand: CommandSpec & { sync(ctx: CommandContext, events?: Syn
     LOCK_WAIT_OPTION,
     RATE_LIMITS_OPTION,
     LOG_FORMAT_OPTION,
+    ...LAKE_OPTIONS,
   ],
   async run(ctx) {
     if (logFormatOf(ctx.args.options['log-format']) === 'text') return this.sync(ctx);
@@ -110,8 +128,10 @@ export const syncCommand: CommandSpec & { sync(ctx: CommandContext, events?: Syn
     if (spec.kind === 'mysql' && spec.hasPassword) {
       logger.warn('the password in the target URL is visible to other users of this machine; prefer MYSQL_PWD or the [client] group of ~/.my.cnf');
     }
+    const lake = lakeOptionsOf(ctx, spec);
+    const workDir = o['work-dir'] === undefined ? undefined : userPath(String(o['work-dir']), ctx.io);
     const progress = new ProgressReporter(ctx.io.stderr, !events && progressWanted(o, ctx.io));
-    const target = createTarget(spec, { logger, lockWaitMs, env: ctx.io.env });
+    const target = createTarget(spec, { logger, lockWaitMs, env: ctx.io.env, lake, workDir });
     const reports = await withClient(
       ctx,
       async (client) => {
@@ -127,7 +147,7 @@ export const syncCommand: CommandSpec & { sync(ctx: CommandContext, events?: Syn
             resnapshot: o.resnapshot === true,
             until,
             concurrency,
-            workDir: o['work-dir'] === undefined ? undefined : userPath(String(o['work-dir']), ctx.io),
+            workDir,
             signal: ctx.io.interrupt,
             onProgress: (p) => {
               if (events) return events.progress(p);
@@ -160,18 +180,21 @@ export const syncCommand: CommandSpec & { sync(ctx: CommandContext, events?: Syn
 
 export const syncStatusCommand: CommandSpec = {
   name: 'sync-status',
-  usage: 'dq sync-status [--to TARGET] [--json]',
+  usage: 'dq sync-status [--to TARGET] [--s3-endpoint URL] [--allow-insecure-http] [--json]',
   summary: 'list the tables synced to a database: the point each reached, rows, schema version, last run, the service they came from',
   options: [
     TO_OPTION,
     LOCK_WAIT_OPTION,
+    LAKE_OPTIONS[0],
+    ALLOW_INSECURE_OPTION,
     { name: 'json', kind: 'boolean', description: 'machine-readable output on stdout' },
     { name: 'help', kind: 'boolean', description: 'show help' },
   ],
   ownOptionsOnly: true,
   async run(ctx) {
     if (ctx.args.positionals.length > 0) throw new UsageError(`unexpected argument "${ctx.args.positionals[0]}"; usage: ${this.usage}`);
-    const target = createTarget(targetSpecOf(ctx), { logger: stderrLogger(ctx.io), lockWaitMs: lockWait(ctx), readOnly: true, env: ctx.io.env });
+    const spec = targetSpecOf(ctx);
+    const target = createTarget(spec, { logger: stderrLogger(ctx.io), lockWaitMs: lockWait(ctx), readOnly: true, env: ctx.io.env, lake: lakeOptionsOf(ctx, spec) });
     let states: SyncState[];
     await target.open(ctx.io.interrupt);
     try {
@@ -210,6 +233,27 @@ function targetSpecOf(ctx: CommandContext): TargetSpec {
   const given = (ctx.args.options.to as string | undefined) ?? (ctx.io.env.DQ_SYNC_TARGET || undefined);
   // a leading `~` of a file path is the home folder (no shell expands `--to=~/s.duckdb`)
   return parseTargetSpec(given === undefined ? undefined : expandTargetHome(given, ctx.io.env), { cwd: ctx.io.cwd, env: ctx.io.env });
+}
+
+/** --s3-endpoint, --retain-files and --compact, for an s3:// target only; --allow-insecure-http reaches its store. */
+function lakeOptionsOf(ctx: CommandContext, spec: TargetSpec): TargetDeps['lake'] {
+  const o = ctx.args.options;
+  if (spec.kind !== 'lake') {
+    const given = ['s3-endpoint', 'retain-files', 'compact'].find((name) => o[name] !== undefined && o[name] !== false);
+    if (given) throw new UsageError(`--${given} is for an s3://bucket/prefix target, and the target is ${spec.label}`);
+    return undefined;
+  }
+  const hours = o['retain-files'];
+  if (hours !== undefined && (typeof hours !== 'number' || !Number.isFinite(hours) || hours < 0 || hours > 8760)) {
+    throw new UsageError(`--retain-files must be a number of hours from 0 to 8760 (got ${String(hours)})`);
+  }
+  return {
+    endpoint: o['s3-endpoint'] === undefined ? undefined : String(o['s3-endpoint']),
+    retainHours: hours as number | undefined,
+    compact: o.compact === true,
+    // sync-status reads no environment through its options: DQ_ALLOW_INSECURE_HTTP is read here for it
+    allowInsecureHttp: o['allow-insecure-http'] === true || (o['allow-insecure-http'] === undefined && /^(1|true|yes|on)$/i.test(ctx.io.env.DQ_ALLOW_INSECURE_HTTP ?? '')),
+  };
 }
 
 function lockWait(ctx: CommandContext): number | undefined {

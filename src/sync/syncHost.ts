@@ -64,7 +64,8 @@ async function run(request: SyncRunRequest): Promise<TableSyncReport[]> {
     // the editor's window and this run draw from one budget (the environment is the editor's)
     sharedBudgetFolder: rateLedgerFolder(process.env),
   });
-  const target = createTarget(spec, { logger });
+  // an object store's endpoint and credentials come from the editor's environment (AWS_ENDPOINT_URL_S3, AWS_PROFILE)
+  const target = createTarget(spec, { logger, workDir: request.workDir });
   try {
     await target.open(stop.signal);
     try {

@@ -1,7 +1,7 @@
-// Whether a sync may connect to the PostgreSQL or MySQL server the target setting names. A value
+// Whether a sync may connect to the PostgreSQL or MySQL server (or the s3:// object store) the target setting names. A value
 // from a workspace's settings (.vscode/settings.json, a .code-workspace file) comes with the
 // folder or repository that was opened, and a sync signs in to the server it names with the
-// user's PGPASSWORD or ~/.pgpass (MYSQL_PWD or ~/.my.cnf) and writes the data there. So the first sync to such a server asks,
+// user's PGPASSWORD or ~/.pgpass (MYSQL_PWD or ~/.my.cnf, the AWS credential chain) and writes the data there. So the first sync to such a server asks,
 // naming it (never its password), and the answer is remembered per target URL in the
 // extension's global state: asked once. Values from user settings, DuckDB files and the local
 // database ask nothing. A run by argument object asks nothing either: it is refused until the
@@ -68,7 +68,7 @@ export class SyncTargetConsent {
   ) {}
 
   state(target: SyncTargetChoice): ConsentState {
-    if (target.kind !== 'postgresql' && target.kind !== 'mysql') return 'notNeeded';
+    if (target.kind !== 'postgresql' && target.kind !== 'mysql' && target.kind !== 'lake') return 'notNeeded';
     const origin = this.origin();
     if (origin !== 'workspace' && origin !== 'workspaceFolder') return 'notNeeded';
     const answer = this.answers()[target.spec];
@@ -93,8 +93,8 @@ export class SyncTargetConsent {
     const label = this.label(target);
     if (state === 'declined') throw this.declined(label);
     if (!ask) {
-      throw new DqError('usage', `${this.whose()} name the sync target ${label}, a ${this.server(target)} server not confirmed yet, and a sync by argument object asks nothing.`, {
-        hint: `Run "Data Query: Sync Table" from the explorer or the palette once and confirm the server, or set ${SYNC_TARGET_SETTING} in your user settings.`,
+      throw new DqError('usage', `${this.whose()} name the sync target ${label}, ${target.kind === 'lake' ? 'an object store' : `a ${this.server(target)} server`} not confirmed yet, and a sync by argument object asks nothing.`, {
+        hint: `Run "Data Query: Sync Table" from the explorer or the palette once and confirm the ${target.kind === 'lake' ? 'store' : 'server'}, or set ${SYNC_TARGET_SETTING} in your user settings.`,
         details: { problem: 'targetUnconfirmed' satisfies ConsentProblem },
       });
     }
@@ -117,6 +117,7 @@ export class SyncTargetConsent {
   }
 
   private async question(target: SyncTargetChoice, label: string, ask: (question: ConsentQuestion) => Thenable<ConsentAnswer>): Promise<void> {
+    if (target.kind === 'lake') return this.questionForStore(target, label, ask);
     const mysql = target.kind === 'mysql';
     const plain = !this.unencrypted(target)
       ? ''
@@ -137,6 +138,21 @@ export class SyncTargetConsent {
     if (answer === 'decline') throw this.declined(label);
   }
 
+  private async questionForStore(target: SyncTargetChoice, label: string, ask: (question: ConsentQuestion) => Thenable<ConsentAnswer>): Promise<void> {
+    const answer = await ask({
+      message: `Sync to the object store ${label}?`,
+      detail:
+        `${this.whose()} set ${SYNC_TARGET_SETTING} to ${label}. A sync signs in there with your AWS credentials ` +
+        '(AWS_PROFILE, AWS_ACCESS_KEY_ID or ~/.aws) and writes the synced tables there as Parquet files. Allow it only for a bucket you know. ' +
+        'The answer is remembered for this URL.',
+      allow: 'Sync to This Bucket',
+      decline: "Don't Sync",
+    });
+    if (answer === undefined) throw new DqError('cancelled', `The sync to ${label} was not started: the bucket was not confirmed.`);
+    await this.memory.update(ANSWERS_KEY, { ...this.answers(), [target.spec]: answer === 'allow' ? 'allowed' : 'declined' });
+    if (answer === 'decline') throw this.declined(label);
+  }
+
   private declined(label: string): DqError {
     return new DqError('usage', `You chose not to sync to ${label}, which ${this.whose().toLowerCase()} name in ${SYNC_TARGET_SETTING}.`, {
       hint: 'Change or remove the setting in the workspace settings (.vscode/settings.json) to sync elsewhere, or ask again to allow this server.',
@@ -151,6 +167,7 @@ export class SyncTargetConsent {
   /** The URL as the question shows it: every part that decides where the data goes (host= too), no password. */
   private label(target: SyncTargetChoice): string {
     try {
+      if (target.kind === 'lake') return target.label;
       if (target.kind === 'mysql') return readMysqlUrl(target.spec).label;
       return postgresUrlLabel(readPostgresUrl(target.spec));
     } catch {
@@ -164,6 +181,7 @@ export class SyncTargetConsent {
 
   private unencrypted(target: SyncTargetChoice): boolean {
     const spec = target.spec;
+    if (target.kind === 'lake') return false;
     if (target.kind === 'mysql') {
       try {
         const url = readMysqlUrl(spec);

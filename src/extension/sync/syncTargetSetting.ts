@@ -3,7 +3,9 @@
 // names another DuckDB file; `postgresql://user@host:port/db` a PostgreSQL database, whose
 // password comes from PGPASSWORD in VS Code's environment or from ~/.pgpass, never from
 // settings; `mysql://user@host:port/db` (or `mariadb://`) a MySQL or MariaDB database, whose
-// password comes from MYSQL_PWD or the [client] group of ~/.my.cnf. The value is read by the same parser as `dq sync --to` (which loads no target
+// password comes from MYSQL_PWD or the [client] group of ~/.my.cnf; `s3://bucket/prefix` Parquet
+// files in an object store, with the AWS credential chain of VS Code's environment (and its
+// AWS_ENDPOINT_URL_S3 for an S3-compatible store). The value is read by the same parser as `dq sync --to` (which loads no target
 // code); this adds what only a setting has: the local default, `~` for home (no shell expands
 // it), no password, and messages that name the setting. Pure: no `vscode` import, so plain
 // tests can use it.
@@ -13,6 +15,7 @@ import * as path from 'node:path';
 import { DqError, isDqError } from '../../client/errors';
 import { expandTargetHome } from '../../core/homeFolder';
 import { MYSQL_SCHEME, readMysqlUrl } from '../../sync/mysqlUrl';
+import { S3_FORM, S3_SCHEME } from '../../sync/s3Url';
 import { parseTargetSpec, type TargetSpec, type TargetSpecProblem } from '../../sync/targetSpec';
 
 export const SYNC_TARGET_SETTING = 'dataQuery.sync.target';
@@ -31,7 +34,8 @@ export type SyncTargetChoice =
       local: boolean;
     }
   | { kind: 'postgresql'; spec: string; label: string; local: false }
-  | { kind: 'mysql'; spec: string; label: string; local: false };
+  | { kind: 'mysql'; spec: string; label: string; local: false }
+  | { kind: 'lake'; spec: string; label: string; local: false };
 
 export interface TargetPlaces {
   /** the extension's global storage folder */
@@ -49,7 +53,7 @@ export function parseSyncTarget(raw: unknown, places: TargetPlaces): SyncTargetC
     return { kind: 'duckdb', path: file, spec: file, label: file, local: true };
   }
   if (typeof raw !== 'string') {
-    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} must be text: a DuckDB file path, duckdb:PATH, a postgresql:// or a mysql:// URL.`, {
+    throw new DqError('usage', `The setting ${SYNC_TARGET_SETTING} must be text: a DuckDB file path, duckdb:PATH, a postgresql://, a mysql:// or an s3:// URL.`, {
       hint: 'Open your settings and fix it, or clear it to use the local database.',
     });
   }
@@ -60,8 +64,9 @@ export function parseSyncTarget(raw: unknown, places: TargetPlaces): SyncTargetC
     // relative paths start in the workspace folder; `env` only names the default, and the value is not empty
     spec = parseTargetSpec(expandTargetHome(value, places.home ?? os.homedir()), { cwd: places.workspaceFolder ?? places.globalStorage, env: {} });
   } catch (err) {
-    throw MYSQL_SCHEME.test(value) ? mysqlSettingError(err) : settingError(err);
+    throw MYSQL_SCHEME.test(value) ? mysqlSettingError(err) : S3_SCHEME.test(value) ? s3SettingError(err) : settingError(err);
   }
+  if (spec.kind === 'lake') return { kind: 'lake', spec: spec.url, label: spec.label, local: false };
   if (spec.kind === 'duckdb') return { kind: 'duckdb', path: spec.path, spec: spec.path, label: spec.label, local: false };
   if (spec.kind === 'mysql') return mysqlTarget(spec.url);
   return postgresTarget(spec.url);
@@ -78,7 +83,7 @@ const SETTING_PROBLEMS: Record<TargetSpecProblem, { message: string; hint: strin
   noDatabase: { message: `The setting ${SYNC_TARGET_SETTING} names no database.`, hint: 'Write it as postgresql://user@host:port/database.' },
   unknownKind: {
     message: `The setting ${SYNC_TARGET_SETTING} names a kind of database that cannot be synced to.`,
-    hint: 'Use a DuckDB file path (or duckdb:PATH), a postgresql:// or a mysql:// URL, or clear the setting to use the local database.',
+    hint: 'Use a DuckDB file path (or duckdb:PATH), a postgresql://, a mysql:// or an s3://bucket/prefix URL, or clear the setting to use the local database.',
   },
   noFile: { message: `The setting ${SYNC_TARGET_SETTING} says duckdb: without a file.`, hint: 'Write the path after duckdb:, or clear the setting to use the local database.' },
 };
@@ -90,6 +95,12 @@ function mysqlSettingError(err: unknown): unknown {
   const form = 'Write it as mysql://user@host:3306/database (the password comes from MYSQL_PWD or the [client] group of ~/.my.cnf).';
   const what = problem === 'noServer' ? 'names no database server' : problem === 'noDatabase' ? 'names no database' : 'is not a valid mysql:// URL';
   return new DqError('usage', `The setting ${SYNC_TARGET_SETTING} ${what}.`, { hint: isDqError(err) && problem === 'invalidUrl' && /parameter/.test(err.message) ? `${err.message} ${err.hint ?? ''}`.trim() : form });
+}
+
+/** The S3 URL's refusals name the setting; they never repeat credentials (an s3:// URL holding some is refused whole). */
+function s3SettingError(err: unknown): unknown {
+  if (!isDqError(err)) return err;
+  return new DqError('usage', `The setting ${SYNC_TARGET_SETTING} is not a usable ${S3_FORM} URL: ${err.message}`, { hint: err.hint });
 }
 
 function settingError(err: unknown): unknown {

@@ -98,6 +98,12 @@ describe('layers of src/', () => {
     assert.deepEqual(offenders, []);
   });
 
+  it('loads the AWS SDK only in the S3 store (and its credential chain), which only an s3:// sync opens', () => {
+    const owners = new Set(['sync/s3Store.ts', 'sync/s3Credentials.ts']);
+    const offenders = files.filter((f) => !owners.has(rel(f)) && graph.get(f)!.packages.some((p) => /^@(aws-sdk|smithy)\//.test(p))).map(rel);
+    assert.deepEqual(offenders, []);
+  });
+
   it('gives the DOM\'s types to the webview only', () => {
     const offenders = files
       .filter((file) => layerOf(file) !== 'webview' && /<reference\s+lib=["']dom/i.test(fs.readFileSync(file, 'utf8')))

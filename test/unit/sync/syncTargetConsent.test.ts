@@ -138,6 +138,18 @@ describe('sync target consent: a PostgreSQL server a workspace names', () => {
     assert.doesNotMatch(local.asked[0].detail, /unencrypted/, 'this machine: nothing travels');
   });
 
+  it('asks for an s3:// object store a workspace names, naming the AWS credentials it signs in with', async () => {
+    const lake = parseSyncTarget('s3://dq-lake/warehouse', PLACES);
+    assert.equal(consent.state(lake), 'unasked');
+    await assert.rejects(consent.confirm(lake), (err: unknown) => isDqError(err) && /an object store not confirmed yet/.test(err.message));
+    const dialog = new Dialog(['decline']);
+    await assert.rejects(consent.confirm(lake, dialog.ask), (err: unknown) => isDqError(err) && /chose not to sync to s3:\/\/dq-lake\/warehouse/.test(err.message));
+    const [q] = dialog.asked;
+    assert.equal(q.message, 'Sync to the object store s3://dq-lake/warehouse?');
+    assert.match(q.detail, /your AWS credentials \(AWS_PROFILE, AWS_ACCESS_KEY_ID or ~\/\.aws\) and writes the synced tables there as Parquet files/);
+    assert.equal(consent.state(lake), 'declined');
+  });
+
   it('two syncs started together ask once', async () => {
     let answer!: (a: ConsentAnswer) => void;
     let asked = 0;

@@ -32,6 +32,15 @@ describe('the dataQuery.sync.target setting', () => {
     assert.equal(parseSyncTarget('db/school.duckdb', PLACES).local, false);
   });
 
+  it('takes an s3://bucket/prefix URL, and refuses one with credentials naming the setting, never repeating them', () => {
+    assert.deepEqual(parseSyncTarget('s3://dq-lake/warehouse/', PLACES), { kind: 'lake', spec: 's3://dq-lake/warehouse', label: 's3://dq-lake/warehouse', local: false });
+    const text = refusal('s3://AKIAKEY:wJalr-secret@dq-lake/warehouse');
+    assert.match(text, /dataQuery\.sync\.target is not a usable s3:\/\/bucket\/prefix URL/);
+    assert.match(text, /AWS_PROFILE/);
+    assert.ok(!text.includes('wJalr-secret'));
+    assert.match(refusal('s3://Dq_Lake/x'), /bucket name "Dq_Lake"/);
+  });
+
   it('takes a postgresql:// URL without a password, shown without its query', () => {
     const target = parseSyncTarget('postgresql://sync@db.school.edu:5432/warehouse?sslmode=require', PLACES);
     assert.deepEqual(target, { kind: 'postgresql', spec: 'postgresql://sync@db.school.edu:5432/warehouse?sslmode=require', label: 'postgresql://sync@db.school.edu:5432/warehouse', local: false });

@@ -107,4 +107,14 @@ describe('sync target spec', () => {
       );
     }
   });
+
+  it('takes s3://bucket/prefix for the object-store target, and anything starting s3: for one (never a DuckDB file)', () => {
+    assert.deepEqual(parseTargetSpec('s3://dq-lake/warehouse/', context), { kind: 'lake', url: 's3://dq-lake/warehouse', bucket: 'dq-lake', prefix: 'warehouse', label: 's3://dq-lake/warehouse' });
+    assert.throws(() => parseTargetSpec('s3:dq-lake', context), /s3:\/\/ \(two slashes\)/);
+    assert.throws(
+      () => parseTargetSpec('s3://key:s3cret-pw@dq-lake/x', context),
+      (err: Error & { kind?: string; hint?: string }) => err.kind === 'usage' && !`${err.message} ${err.hint}`.includes('s3cret-pw'),
+    );
+    assert.throws(() => parseTargetSpec('gs://bucket/x', context), (err: Error & { hint?: string }) => /s3:\/\/bucket\/prefix/.test(err.hint ?? ''));
+  });
 });
