@@ -25,6 +25,7 @@ import { parseDateTime, requireName } from './inputValidation';
 import { useJsonLog } from './jsonLog';
 import { ProgressReporter } from './progressReporter';
 import { LOG_FORMAT_OPTION, logFormatOf, SyncEventLog } from './syncEvents';
+import { DDL_OPTION, printLakeDdl } from './syncStatusDdl';
 import { printLines } from './terminalLine';
 import { expandTargetHome, userPath } from './userPaths';
 
@@ -180,7 +181,7 @@ export const syncCommand: CommandSpec & { sync(ctx: CommandContext, events?: Syn
 
 export const syncStatusCommand: CommandSpec = {
   name: 'sync-status',
-  usage: 'dq sync-status [--to TARGET] [--s3-endpoint URL] [--allow-insecure-http] [--json]',
+  usage: 'dq sync-status [--to TARGET] [--s3-endpoint URL] [--allow-insecure-http] [--json] | dq sync-status --to s3://BUCKET/PREFIX --ddl athena|trino|spark|duckdb [<namespace> [<table>...]] [--json]',
   summary: 'list the tables synced to a database: the point each reached, rows, schema version, last run, the service they came from',
   options: [
     TO_OPTION,
@@ -188,10 +189,17 @@ export const syncStatusCommand: CommandSpec = {
     LAKE_OPTIONS[0],
     ALLOW_INSECURE_OPTION,
     { name: 'json', kind: 'boolean', description: 'machine-readable output on stdout' },
+    DDL_OPTION,
     { name: 'help', kind: 'boolean', description: 'show help' },
   ],
   ownOptionsOnly: true,
   async run(ctx) {
+    if (ctx.args.options.ddl !== undefined) {
+      return printLakeDdl(ctx, () => {
+        const spec = targetSpecOf(ctx);
+        return createTarget(spec, { logger: stderrLogger(ctx.io), lockWaitMs: lockWait(ctx), readOnly: true, env: ctx.io.env, lake: lakeOptionsOf(ctx, spec) });
+      });
+    }
     if (ctx.args.positionals.length > 0) throw new UsageError(`unexpected argument "${ctx.args.positionals[0]}"; usage: ${this.usage}`);
     const spec = targetSpecOf(ctx);
     const target = createTarget(spec, { logger: stderrLogger(ctx.io), lockWaitMs: lockWait(ctx), readOnly: true, env: ctx.io.env, lake: lakeOptionsOf(ctx, spec) });
