@@ -45,6 +45,16 @@ export function defaultRetryPolicy(random: () => number = Math.random): RetryPol
 export const MAX_REFUSALS_IN_A_ROW = 8;
 
 /**
+ * How the object store's credential chain asks the machine's own metadata services (a
+ * container's, an EC2 instance's) before it gives up: briefly, as those answer at once where
+ * they exist, and a machine without one should not keep a sync waiting.
+ */
+export const METADATA_SERVICE_RETRIES = {
+  container: { timeout: 2000, maxRetries: 1 },
+  instance: { timeout: 1000, maxRetries: 0 },
+} as const;
+
+/**
  * The longest wait a server's Retry-After is taken to ask for: a longer one (up to a number
  * too large for a date) counts as this, far beyond any wait this client makes, and names a
  * time that can still be shown. Results are deleted after about a day anyway.

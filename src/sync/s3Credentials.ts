@@ -7,6 +7,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DqError } from '../client/errors';
+import { METADATA_SERVICE_RETRIES } from '../client/retryPolicy';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -85,10 +86,10 @@ export async function awsChain(env: NodeJS.ProcessEnv): Promise<AwsChain> {
       fromInstanceMetadata(init: { timeout: number; maxRetries: number }): Provider;
     };
     if (env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI || env.AWS_CONTAINER_CREDENTIALS_FULL_URI) {
-      steps.push(imds.fromContainerMetadata({ timeout: 2000, maxRetries: 1 }));
+      steps.push(imds.fromContainerMetadata({ ...METADATA_SERVICE_RETRIES.container }));
       places.push("the container's credentials");
     } else if (env.AWS_EC2_METADATA_DISABLED !== 'true') {
-      steps.push(imds.fromInstanceMetadata({ timeout: 1000, maxRetries: 0 }));
+      steps.push(imds.fromInstanceMetadata({ ...METADATA_SERVICE_RETRIES.instance }));
       places.push("the instance's metadata");
     }
   }
