@@ -15,6 +15,8 @@ import type { ObjectStore, PutOptions, StoredObject } from '../../src/sync/objec
 export interface FolderStoreFaults {
   /** called before each write (putBytes and uploadFile); throwing fails the write with nothing written */
   beforeWrite?: (key: string, kind: 'put' | 'upload') => void;
+  /** called before a delete; throwing fails it with nothing deleted (a killed process deletes nothing) */
+  beforeDelete?: (keys: string[]) => void;
 }
 
 export class FolderStore implements ObjectStore {
@@ -109,6 +111,7 @@ export class FolderStore implements ObjectStore {
   }
 
   async delete(keys: string[]): Promise<void> {
+    this.faults.beforeDelete?.(keys);
     for (const key of keys) await fs.rm(this.fileOf(key), { force: true });
   }
 

@@ -9,7 +9,11 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { nullLogger } from '../../../src/core/logger';
 import { targetColumnsOf } from '../../../src/sync/syncColumns';
+import type { LakeTuning } from '../../../src/sync/lakeLayout';
+import type { LakeTargetOptions } from '../../../src/sync/lakeOptions';
+import { LakeTarget } from '../../../src/sync/lakeTarget';
 import { accountedKeys, parquetName, TableLayout } from '../../../src/sync/lakeLayout';
 import type { LakeState } from '../../../src/sync/lakeState';
 import type { FolderStore } from '../../support/folderStore';
@@ -18,6 +22,23 @@ import type { TableRows } from './syncFixture';
 const duckdb = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
 
 export const PREFIX = 'lake';
+
+/** A lake target on the store under PREFIX, working in `workDir`. */
+export function lakeTarget(store: FolderStore, workDir: string, options: Partial<LakeTargetOptions> = {}, tuning: Partial<LakeTuning> = {}): LakeTarget {
+  return new LakeTarget(
+    {
+      url: `${store.root}/${PREFIX}`,
+      bucket: store.root.slice('s3://'.length),
+      prefix: PREFIX,
+      label: `${store.root}/${PREFIX}`,
+      openStore: async () => store,
+      logger: nullLogger,
+      workDir,
+      ...options,
+    },
+    tuning,
+  );
+}
 
 export function layoutOf(namespace: string, table: string): TableLayout {
   return new TableLayout(PREFIX, namespace, table);

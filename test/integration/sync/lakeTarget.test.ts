@@ -9,30 +9,10 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { isoUtc } from '../../../src/core/isoTime';
-import { nullLogger } from '../../../src/core/logger';
-import { LakeTarget } from '../../../src/sync/lakeTarget';
-import type { LakeTuning } from '../../../src/sync/lakeLayout';
-import type { LakeTargetOptions } from '../../../src/sync/lakeOptions';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import { FolderStore } from '../../support/folderStore';
-import { bytesWritten, lakeRows, lakeRowsByHyparquet, PREFIX, stateOf, unaccounted, workFolder } from './lakeRows';
+import { bytesWritten, lakeRows, lakeRowsByHyparquet, lakeTarget, stateOf, unaccounted, workFolder } from './lakeRows';
 import { assertSameRows, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type SyncOptions } from './syncFixture';
-
-export function lakeTarget(store: FolderStore, workDir: string, options: Partial<LakeTargetOptions> = {}, tuning: Partial<LakeTuning> = {}): LakeTarget {
-  return new LakeTarget(
-    {
-      url: `${store.root}/${PREFIX}`,
-      bucket: store.root.slice('s3://'.length),
-      prefix: PREFIX,
-      label: `${store.root}/${PREFIX}`,
-      openStore: async () => store,
-      logger: nullLogger,
-      workDir,
-      ...options,
-    },
-    tuning,
-  );
-}
 
 describe('sync to a lake of Parquet files from the emulator', function () {
   this.timeout(300_000);
