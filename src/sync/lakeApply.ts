@@ -15,11 +15,12 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { DqError } from '../client/errors';
+import { DqError, isDqError } from '../client/errors';
 import { asLocalIoError } from '../client/localIoError';
 import { isoUtc } from '../core/isoTime';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
+import { copyWithoutBadEscapes } from './duckdbApply';
 import { CHANGES_TABLE, createChangesTableSql, createTableSql, deletedSql, loadColumnsOf, loadedFactsSql, loadRecordsSql, schemaName, supersededSql, tableName } from './duckdbSql';
 import type { LakeTuning, TableLayout } from './lakeLayout';
 import {
@@ -36,7 +37,7 @@ import {
   writeFiles,
   type LakeColumn,
 } from './lakeParquet';
-import { deleteRetired, expiredFiles, removeStrays } from './lakeRetention';
+import { deleteRetired, expiredFiles, findStrays, removeStrays } from './lakeRetention';
 import { LAKE_STATE_FORMAT, type LakeFile, type LakeState } from './lakeState';
 import { mendManifest, readLakeState, storeFailure, writeLakeState, writeManifest } from './lakeStateFile';
 import type { ObjectStore } from './objectStore';
@@ -57,6 +58,8 @@ export interface LakeApplyContext {
   retainMs: number;
   compact: boolean;
   run: string;
+  /** throws when the table's lock is no longer this run's (checked before the state is written) */
+  checkLock?: () => Promise<void>;
 }
 
 /** What a run wrote, besides what the runner is told. */
@@ -74,14 +77,39 @@ interface Rewrite {
   replaced: LakeFile[];
 }
 
+/** Applies the plan; when DuckDB refuses a lone surrogate escape in a result file, applies copies without it. */
 export async function applyToLake(ctx: LakeApplyContext, plan: ApplyPlan): Promise<LakeApplyResult> {
+  try {
+    return await applyOnce(ctx, plan);
+  } catch (err) {
+    const cause = isDqError(err) && err.kind === 'invalidResponse' && err.cause instanceof Error ? err.cause.message : '';
+    if (!/surrogate/i.test(cause)) throw err;
+    const name = `${plan.table.namespace}.${plan.table.table}`;
+    ctx.logger.info(`${name}: a result file holds a lone surrogate escape (half an emoji, cut off), which DuckDB cannot read; converting a copy without it.`);
+    const copies = plan.files.map((f) => `${f}.cleaned.jsonl.gz`);
+    try {
+      for (const [i, f] of plan.files.entries()) await copyWithoutBadEscapes(f, copies[i], name, plan.signal);
+      return await applyOnce(ctx, { ...plan, files: copies });
+    } finally {
+      await Promise.all(copies.map((copy) => rm(copy, { force: true })));
+    }
+  }
+}
+
+async function applyOnce(ctx: LakeApplyContext, plan: ApplyPlan): Promise<LakeApplyResult> {
   const { store, layout, logger } = ctx;
   const name = `${plan.table.namespace}.${plan.table.table}`;
   const signal = plan.signal;
   const started = await readLakeState(store, layout, signal).catch((err) => Promise.reject(storeFailure(err, name)));
   const before = started.state;
   if (before && (await mendManifest(store, layout, before, signal))) logger.info(`${name}: the manifest did not match the state (a sync stopped between them); wrote it again.`);
-  await removeStrays(store, layout, before, logger, signal);
+  const strays = await findStrays(store, layout, before, signal);
+  if (strays.length > 0 && before) {
+    // fence off the run that left them, should it still run: its state write no longer matches
+    await writeLakeState(store, layout, { ...before, run: ctx.run }, started, signal);
+    Object.assign(started, await readLakeState(store, layout, signal));
+    await removeStrays(store, layout, strays, logger, signal);
+  }
   if (plan.kind === 'changes') checkChanges(name, plan, before);
   const columns = lakeColumnsOf(plan.table);
   const dir = await mkdtemp(path.join(ctx.workDir, `dq-lake-${ctx.run}-`)).catch((err) => Promise.reject(asLocalIoError(err, ctx.workDir, 'make a work folder for the Parquet files')));
@@ -127,6 +155,7 @@ export async function applyToLake(ctx: LakeApplyContext, plan: ApplyPlan): Promi
       retired: [...stillRetired, ...rewrite.replaced.map((f) => ({ key: f.key, retiredAt: isoUtc(now) }))],
       schemaChanges: plan.kind === 'snapshot' ? [] : [...(before?.schemaChanges ?? []), ...schemaChangeOf(plan, now)],
     };
+    await ctx.checkLock?.();
     await writeLakeState(store, layout, state, started, signal).catch((err) => Promise.reject(storeFailure(err, `the state of ${name}`)));
     committed = true;
     await writeManifest(store, layout, state, signal).catch((err) => {
@@ -204,7 +233,7 @@ async function stageChanges(ctx: LakeApplyContext, engine: LakeEngine, plan: App
   }
   const keys = columns.filter((c) => c.key);
   const renamed = keys.map((c) => `${quoteIdent(c.source)} AS ${quoteIdent(c.name)}`).join(', ');
-  await engine.run(`CREATE OR REPLACE TEMPORARY TABLE ${CHANGED_TABLE} AS SELECT ${renamed}, ${quoteIdent(loading.action)} = 'D' AS dq_deleted FROM ${CHANGES_TABLE}`);
+  await engine.run(`CREATE OR REPLACE TEMPORARY TABLE ${CHANGED_TABLE} AS SELECT ${renamed}, coalesce(${quoteIdent(loading.action)} = 'D', false) AS dq_deleted FROM ${CHANGES_TABLE}`);
   const [[upserts]] = await engine.rows(`SELECT count(*) FROM ${CHANGED_TABLE} WHERE NOT dq_deleted`);
 
   // the files whose range holds a changed key, then those whose keys really hold one

@@ -91,9 +91,14 @@ export async function takeLakeLock(o: LakeLockOptions): Promise<ReleaseLock> {
 }
 
 /** Reads the lock back: it names this run (a store that ignores conditions may have let another write win). */
-async function confirmed(o: LakeLockOptions): Promise<boolean> {
-  const back = await o.store.getBytes(o.key, o.signal);
-  return back !== undefined && parseOwner(back.body)?.run === o.run;
+function confirmed(o: Pick<LakeLockOptions, 'store' | 'key' | 'run' | 'signal'>): Promise<boolean> {
+  return holdsLakeLock(o.store, o.key, o.run, o.signal);
+}
+
+/** Whether the lock object names the run `run`. */
+export async function holdsLakeLock(store: ObjectStore, key: string, run: string, signal?: AbortSignal): Promise<boolean> {
+  const back = await store.getBytes(key, signal);
+  return back !== undefined && parseOwner(back.body)?.run === run;
 }
 
 /** Renews the lock every third of its time until released; the release deletes it when it is still this run's. */

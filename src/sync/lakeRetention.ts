@@ -10,17 +10,20 @@ import { accountedKeys, type TableLayout } from './lakeLayout';
 import type { LakeState, RetiredFile } from './lakeState';
 import type { ObjectStore } from './objectStore';
 
-/** Deletes the objects of `data/` and `_dq/keys/` that the state does not account for; returns how many. */
-export async function removeStrays(store: ObjectStore, layout: TableLayout, state: LakeState | undefined, logger: Logger, signal?: AbortSignal): Promise<number> {
+/** The objects of `data/` and `_dq/keys/` that the state does not account for. */
+export async function findStrays(store: ObjectStore, layout: TableLayout, state: LakeState | undefined, signal?: AbortSignal): Promise<string[]> {
   const accounted = accountedKeys(layout, state);
   const strays: string[] = [];
   for (const folder of [layout.data, layout.keys]) {
     for (const o of await store.list(folder, signal)) if (!accounted.has(o.key)) strays.push(o.key);
   }
-  if (strays.length === 0) return 0;
+  return strays;
+}
+
+export async function removeStrays(store: ObjectStore, layout: TableLayout, strays: string[], logger: Logger, signal?: AbortSignal): Promise<void> {
+  if (strays.length === 0) return;
   logger.info(`${layout.folder}: deleting ${strays.length} object(s) no state lists (left by a sync that stopped before its end).`);
   await store.delete(strays, signal);
-  return strays.length;
 }
 
 /** The retired files past the grace period (`retainMs` after they were retired), and those still kept. */

@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import { applyToLake, type LakeApplyResult } from './lakeApply';
 import { DEFAULT_TUNING, newRunId, parquetName, TableLayout, type LakeTuning } from './lakeLayout';
-import { takeLakeLock } from './lakeLock';
+import { holdsLakeLock, takeLakeLock } from './lakeLock';
 import { DEFAULT_RETAIN_HOURS, type LakeTargetOptions } from './lakeOptions';
 import type { LakeState, LakeStateReader } from './lakeState';
 import { listLakeStates, readLakeState, storeFailure, writeLakeState } from './lakeStateFile';
@@ -145,11 +145,14 @@ export class LakeTarget implements SyncTarget, LakeStateReader {
       own = await this.lockTable(namespace, table, plan.signal);
       held = this.held.get(key)!;
     }
+    const store = this.opened();
+    const layout = this.layout(namespace, table);
+    const run = held.run;
     try {
       const result = await applyToLake(
         {
-          store: this.opened(),
-          layout: this.layout(namespace, table),
+          store,
+          layout,
           tuning: this.tuning,
           clock: this.clock,
           logger: this.logger,
@@ -157,6 +160,12 @@ export class LakeTarget implements SyncTarget, LakeStateReader {
           retainMs: (this.options.retainHours ?? DEFAULT_RETAIN_HOURS) * HOUR,
           compact: this.options.compact === true,
           run: held.run,
+          checkLock: async () => {
+            if (await holdsLakeLock(store, layout.lock, run)) return;
+            throw new DqError('io', `The lock of ${namespace}.${table} was taken over by another sync while this one ran (it could not be renewed in time); this run's files are not part of the table.`, {
+              hint: 'Sync the table again once the other sync has finished.',
+            });
+          },
         },
         plan,
       );

@@ -15,6 +15,8 @@ import type { ObjectStore, PutOptions, StoredObject } from '../../src/sync/objec
 export interface FolderStoreFaults {
   /** called before each write (putBytes and uploadFile); throwing fails the write with nothing written */
   beforeWrite?: (key: string, kind: 'put' | 'upload') => void;
+  /** called after a write has put the object in place, before the write resolves (another writer's turn) */
+  afterWrite?: (key: string) => Promise<void>;
   /** called before a delete; throwing fails it with nothing deleted (a killed process deletes nothing) */
   beforeDelete?: (keys: string[]) => void;
 }
@@ -72,6 +74,7 @@ export class FolderStore implements ObjectStore {
         if ('ifAbsent' in c ? now !== undefined : now?.etag !== c.ifEtag) return { conflict: true as const };
       }
       await this.place(key, async (tmp) => fs.writeFile(tmp, bytes));
+      await this.faults.afterWrite?.(key);
       return { etag: etagOf(bytes) };
     });
   }
