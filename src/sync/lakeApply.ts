@@ -257,18 +257,15 @@ async function stageChanges(ctx: LakeApplyContext, engine: LakeEngine, plan: App
 
   await engine.run(createOutSql(columns));
   let deleted = 0;
-  if (replaced.length > 0) {
-    const locals: string[] = [];
-    for (const [i, f] of replaced.entries()) {
-      const local = path.join(dir, `old-${i}.parquet`);
-      await download(ctx.store, f.key, local, dir, signal);
-      locals.push(local);
-    }
-    const old = readParquetSql(locals);
+  // one file at a time: the work folder holds one file being written again, not all of them
+  for (const [i, f] of replaced.entries()) {
+    const local = path.join(dir, `old-${i}.parquet`);
+    await download(ctx.store, f.key, local, dir, signal);
+    const old = readParquetSql([local]);
     await engine.run(`INSERT INTO ${OUT_TABLE} BY NAME SELECT k.* FROM ${old} k ANTI JOIN ${CHANGED_TABLE} c ON ${keysMatch(columns, 'k', 'c')}`);
     const [[gone]] = await engine.rows(`SELECT count(*) FROM ${old} k SEMI JOIN (SELECT * FROM ${CHANGED_TABLE} WHERE dq_deleted) c ON ${keysMatch(columns, 'k', 'c')}`);
-    deleted = Number(gone);
-    for (const local of locals) await rm(local, { force: true });
+    deleted += Number(gone);
+    await rm(local, { force: true });
   }
   await engine.run(insertStagedSql(columns, CHANGES_TABLE, `${quoteIdent(loading.action)} IS DISTINCT FROM 'D'`));
   await engine.run(`DROP TABLE ${CHANGES_TABLE}`);

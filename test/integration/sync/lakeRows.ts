@@ -172,3 +172,38 @@ export async function workFolder(dir: string, name: string): Promise<string> {
   await fs.mkdir(folder, { recursive: true });
   return folder;
 }
+
+/** What one run wrote into a lake table: the bytes of its new files against the table's size after it. */
+export interface RunBytes {
+  until: string;
+  kind: string;
+  upserted: number;
+  deleted: number;
+  written: number;
+  table: number;
+  files: number;
+  rewritten: number;
+}
+
+/**
+ * Syncs one table into the store at each point in turn (a snapshot at the first), and says
+ * what each run wrote against the table's size: the figure the layout was chosen by.
+ */
+export async function bytesPerRun(
+  sync: (until: string) => Promise<{ kind?: string; upserted: number; deleted: number }>,
+  store: FolderStore,
+  namespace: string,
+  table: string,
+  points: readonly string[],
+): Promise<RunBytes[]> {
+  const runs: RunBytes[] = [];
+  let before: LakeState = { files: [] } as unknown as LakeState;
+  for (const until of points) {
+    const report = await sync(until);
+    const after = await stateOf(store, namespace, table);
+    assert.ok(after, `${namespace}.${table} has a state after the run to ${until}`);
+    runs.push({ until, kind: report.kind ?? '', upserted: report.upserted, deleted: report.deleted, ...bytesWritten(before, after) });
+    before = after;
+  }
+  return runs;
+}
