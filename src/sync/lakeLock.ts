@@ -112,8 +112,11 @@ function renewing(o: LakeLockOptions, owner: () => LockOwner): ReleaseLock {
         return;
       }
       try {
-        if (await confirmed(o)) await o.store.putBytes(o.key, JSON.stringify(owner()), { contentType: 'application/json' });
-        else o.logger.warn(`${o.name}: the lock ${o.store.root}/${o.key} was taken by another sync; the state is written only over the one this run read.`);
+        const now = await o.store.getBytes(o.key);
+        if (now && parseOwner(now.body)?.run === o.run) {
+          // only over this run's own lock: one taken over meanwhile stays the other's
+          await o.store.putBytes(o.key, JSON.stringify(owner()), { contentType: 'application/json', condition: now.etag ? { ifEtag: now.etag } : undefined });
+        } else o.logger.warn(`${o.name}: the lock ${o.store.root}/${o.key} was taken by another sync; the state is written only over the one this run read.`);
       } catch (err) {
         o.logger.warn(`${o.name}: renewing the lock failed (${err instanceof Error ? err.message : String(err)}); trying again.`);
       }

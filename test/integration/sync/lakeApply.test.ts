@@ -13,7 +13,7 @@ import type { LakeTarget } from '../../../src/sync/lakeTarget';
 import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { ApplyPlan, TargetTable } from '../../../src/sync/syncTarget';
 import { FolderStore } from '../../support/folderStore';
-import { lakeRows, lakeTarget, layoutOf, stateOf, unaccounted } from './lakeRows';
+import { lakeRows, lakeTarget, layoutOf, manifestFiles, stateOf, unaccounted } from './lakeRows';
 import { withTarget, writeGzJsonl } from './syncFixture';
 
 const SCHEMA: SchemaEnvelope = {
@@ -36,6 +36,8 @@ const SCHEMA: SchemaEnvelope = {
     },
   },
 };
+const duckdb = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
+
 const TABLE: TargetTable = targetTableOf('school', 'people', SCHEMA);
 const T0 = '2026-11-01T00:00:00Z';
 const T1 = '2026-11-01T04:00:00Z';
@@ -138,6 +140,39 @@ describe('the lake sync target', function () {
       },
     );
     assert.deepEqual((await store.getBytes(layoutOf('school', 'people').state))!.body, before!.body, 'the state is as it was');
+  });
+
+  it('writes typed zstd Parquet: bigint INT64, integer INT32, double, boolean, timestamps as UTC instants in microseconds, dates, text and JSON as strings', async () => {
+    const store = freshStore();
+    const typed: SchemaEnvelope = structuredClone(SCHEMA);
+    Object.assign(typed.schema.properties!.value.properties!, { born: { type: 'string', format: 'date' }, visits: { type: 'integer', format: 'int32' }, active: { type: 'boolean' } });
+    const record = u(1, T0, { Name: 'one', score: 1.5, seen_at: '2026-11-01T07:30:00.123456Z', tags: ['a'], address: { city: 'Ghent' }, born: '2001-02-03', visits: 7, active: true });
+    await apply(store, { ...plan('snapshot', [await gz([record])], T0), table: targetTableOf('school', 'people', typed), state: { ...plan('snapshot', [], T0).state, schema: typed.schema } });
+    const [file] = await manifestFiles(store, 'school', 'people');
+    const db = await duckdb.DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    try {
+      const schema = await conn.runAndReadAll(`SELECT name, type, coalesce(logical_type, converted_type, '') FROM parquet_schema('${file}') WHERE name <> 'duckdb_schema'`);
+      const types = Object.fromEntries(schema.getRowsJson().map(([name, type, logical]) => [String(name), `${type} ${logical}`.trim()]));
+      assert.deepEqual(types, {
+        id: 'INT64 INT_64',
+        name: 'BYTE_ARRAY UTF8',
+        score: 'DOUBLE',
+        seen_at: 'INT64 TimestampType(isAdjustedToUTC=1, unit=TimeUnit(MILLIS=<null>, MICROS=MicroSeconds(), NANOS=<null>))',
+        tags: 'BYTE_ARRAY UTF8',
+        address_city: 'BYTE_ARRAY UTF8',
+        born: 'INT32 DATE',
+        visits: 'INT32 INT_32',
+        active: 'BOOLEAN',
+      });
+      const codecs = await conn.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata('${file}')`);
+      assert.deepEqual(codecs.getRowsJson(), [['ZSTD']]);
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
+    const [row] = (await lakeRows(store, 'school', 'people')).rows.values();
+    assert.deepEqual(row, ['1', 'one', 1.5, Date.parse('2026-11-01T07:30:00.123Z'), ['a'], 'Ghent', '2001-02-03', 7, true]);
   });
 
   it('refuses changes for a table never synced (a snapshot is needed), and column names Parquet would take for one', async () => {

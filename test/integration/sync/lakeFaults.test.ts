@@ -170,18 +170,40 @@ describe('a lake table through faults, retention and compaction', function () {
     await next.close();
   });
 
+  it('a lock is renewed while its sync runs, so it is never taken from a sync that is alive', async () => {
+    const { store, work } = await fresh();
+    const clock = new FakeClock(Date.now());
+    const holder = lakeTarget(store, work, { clock }, { lockTtlMs: 60_000 });
+    await holder.open();
+    const release = await holder.lockTable(NS, TABLE);
+    const expiry = async (): Promise<number> => Date.parse(JSON.parse((await store.getBytes(layoutOf(NS, TABLE).lock))!.body.toString()).expiresAt);
+    const first = await expiry();
+    await clock.advance(21_000);
+    // the renewal's store calls are real I/O: wait for them
+    for (let i = 0; i < 50 && (await expiry()) === first; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok((await expiry()) >= first + 20_000, 'renewed a third of its time on');
+    await clock.advance(40_000 + 1000); // past the first expiry, renewed twice more
+    for (let i = 0; i < 50 && (await expiry()) <= clock.now(); i++) await new Promise((r) => setTimeout(r, 20));
+    const other = lakeTarget(store, work, { clock: new FakeClock(clock.now()), lockWaitMs: 0 });
+    await other.open();
+    await assert.rejects(other.lockTable(NS, TABLE), /being synced by process/);
+    await release();
+    await holder.close();
+    await other.close();
+  });
+
   it('retired files are kept for the grace period, for readers of the old manifest, and deleted by the first run after it', async () => {
     const { store, work } = await fresh();
     const clock = new FakeClock(Date.now());
     const [p6, p4, p2] = [fixture.point(6), fixture.point(4), fixture.point(2)];
     await run(store, work, p6, { clock, retainHours: 24 });
     const first = (await stateOf(store, NS, TABLE))!;
-    clock.advance(3_600_000);
+    await clock.advance(3_600_000);
     await run(store, work, p4, { clock, retainHours: 24 }, {}, true);
     const retired = (await stateOf(store, NS, TABLE))!.retired;
     assert.deepEqual(retired.map((f) => f.key), first.files.map((f) => f.key));
     for (const f of first.files) assert.ok(await store.getBytes(f.key), `${f.key} is kept`);
-    clock.advance(24 * 3_600_000 + 1000);
+    await clock.advance(24 * 3_600_000 + 1000);
     await run(store, work, p2, { clock, retainHours: 24 });
     const now = (await stateOf(store, NS, TABLE))!;
     assert.deepEqual(now.retired.filter((f) => first.files.some((o) => o.key === f.key)), []);
