@@ -29,6 +29,7 @@ import {
   filesHoldingChanges,
   filesInRange,
   insertStagedSql,
+  selectStagedSql,
   keysMatch,
   lakeColumnsOf,
   LakeEngine,
@@ -75,6 +76,8 @@ interface Rewrite {
   deleted: number;
   /** the files of the previous state that this run writes again (retired) */
   replaced: LakeFile[];
+  /** the rows of the run's new files, and the table they are in */
+  rows: { sql: string; drop: string };
 }
 
 /** Applies the plan; when DuckDB refuses a lone surrogate escape in a result file, applies copies without it. */
@@ -121,7 +124,7 @@ async function applyOnce(ctx: LakeApplyContext, plan: ApplyPlan): Promise<LakeAp
     const rewrite = plan.kind === 'snapshot' ? await stageSnapshot(engine, plan, columns, before) : await stageChanges(ctx, engine, plan, columns, before!, dir);
     const files: LakeFile[] = [];
     let bytesWritten = 0;
-    const written = await writeFiles(engine, columns, ctx.tuning.maxFileBytes, ctx.tuning.sampleRows, (n) => path.join(dir, `out-${n}.parquet`), async (file) => {
+    const written = await writeFiles(engine, columns, rewrite.rows, ctx.tuning.maxFileBytes, ctx.tuning.sampleRows, (n) => path.join(dir, `out-${n}.parquet`), async (file) => {
       const key = layout.dataFile(ctx.run, files.length);
       uploaded.push(key, layout.keysOf(key));
       try {
@@ -212,10 +215,8 @@ async function stageSnapshot(engine: LakeEngine, plan: ApplyPlan, columns: LakeC
     if (Number(repeats) > 0) rows -= await engine.run(supersededSql(staged, table, loading));
     if (Number(deletes) > 0) rows -= await engine.run(deletedSql(staged, loading));
   }
-  await engine.run(createOutSql(columns));
-  await engine.run(insertStagedSql(columns, staged));
-  await engine.run(`DROP TABLE ${staged}`);
-  return { upserted: rows, deleted: 0, replaced: before?.files ?? [] };
+  // the staged table is sorted into the files as it is: no copy of it in between
+  return { upserted: rows, deleted: 0, replaced: before?.files ?? [], rows: { sql: selectStagedSql(columns, staged), drop: staged } };
 }
 
 /**
@@ -269,7 +270,7 @@ async function stageChanges(ctx: LakeApplyContext, engine: LakeEngine, plan: App
   }
   await engine.run(insertStagedSql(columns, CHANGES_TABLE, `${quoteIdent(loading.action)} IS DISTINCT FROM 'D'`));
   await engine.run(`DROP TABLE ${CHANGES_TABLE}`);
-  return { upserted: Number(upserts), deleted, replaced };
+  return { upserted: Number(upserts), deleted, replaced, rows: { sql: `SELECT * FROM ${OUT_TABLE}`, drop: OUT_TABLE } };
 }
 
 /** Downloads an object to a local file; false when it does not exist and `optional`. */

@@ -138,10 +138,15 @@ export function createOutSql(columns: readonly LakeColumn[]): string {
   return `CREATE OR REPLACE TABLE ${OUT_TABLE} (\n${lines.join(',\n')}\n)`;
 }
 
-/** Inserts the staged records `from` (in the target's column names) into dq_out; `where` picks which. */
+/** The staged records `from` (in the target's column names) in Parquet names and forms; `where` picks which. */
+export function selectStagedSql(columns: readonly LakeColumn[], from: string, where = ''): string {
+  const values = columns.map((c) => `${c.type === 'json' ? `CAST(${quoteIdent(c.source)} AS VARCHAR)` : quoteIdent(c.source)} AS ${ident(c)}`);
+  return `SELECT ${values.join(', ')} FROM ${from}${where ? ` WHERE ${where}` : ''}`;
+}
+
+/** Inserts the staged records `from` into dq_out; `where` picks which. */
 export function insertStagedSql(columns: readonly LakeColumn[], from: string, where = ''): string {
-  const values = columns.map((c) => (c.type === 'json' ? `CAST(${quoteIdent(c.source)} AS VARCHAR)` : quoteIdent(c.source)));
-  return `INSERT INTO ${OUT_TABLE} (${columns.map(ident).join(', ')}) SELECT ${values.join(', ')} FROM ${from}${where ? ` WHERE ${where}` : ''}`;
+  return `INSERT INTO ${OUT_TABLE} (${columns.map(ident).join(', ')}) ${selectStagedSql(columns, from, where)}`;
 }
 
 /** `read_parquet([...], union_by_name = true)`: files of several schema versions, a missing column as NULL. */
@@ -191,21 +196,22 @@ export async function filesHoldingChanges(engine: LakeEngine, columns: readonly 
 }
 
 /**
- * Writes dq_out, sorted by key, as Parquet files of about `maxBytes` each into the work folder
+ * Writes the rows of `from` (dq_out, or a query; dropped afterwards with `drop`), sorted by key, as Parquet files of about `maxBytes` each into the work folder
  * (`name(n)` gives each file's path) and hands each to `take` (which uploads and removes it)
  * before writing the next, so the work folder holds one file at a time.
  */
 export async function writeFiles(
   engine: LakeEngine,
   columns: readonly LakeColumn[],
+  from: { sql: string; drop: string },
   maxBytes: number,
   sampleRows: number,
   name: (n: number) => string,
   take: (file: WrittenFile) => Promise<void>,
 ): Promise<number> {
   const order = keysOf(columns).map(ident).join(', ');
-  await engine.run(`CREATE OR REPLACE TABLE ${SORTED_TABLE} AS SELECT * FROM ${OUT_TABLE} ORDER BY ${order}`);
-  await engine.run(`DROP TABLE ${OUT_TABLE}`);
+  await engine.run(`CREATE OR REPLACE TABLE ${SORTED_TABLE} AS SELECT * FROM (${from.sql}) ORDER BY ${order}`);
+  await engine.run(`DROP TABLE ${from.drop}`);
   const [[count]] = await engine.rows(`SELECT count(*) FROM ${SORTED_TABLE}`);
   const total = Number(count);
   if (total === 0) return 0;

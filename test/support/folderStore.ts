@@ -104,8 +104,9 @@ export class FolderStore implements ObjectStore {
         const key = `${keyPrefix}${e.name}`;
         if (e.isDirectory()) await walk(path.join(dir, e.name), `${key}/`);
         else if (key.startsWith(prefix)) {
-          const s = await fs.stat(path.join(dir, e.name));
-          found.push({ key, size: s.size, lastModified: s.mtime });
+          // an object deleted between the listing of its folder and this look is not listed
+          const s = await fs.stat(path.join(dir, e.name)).catch(() => undefined);
+          if (s) found.push({ key, size: s.size, lastModified: s.mtime });
         }
       }
     };
