@@ -221,6 +221,18 @@ describe('the lake sync target', function () {
     }
   });
 
+  it('records a source in a state that has none, or has the one it replaces; any other stays', async () => {
+    const store = freshStore();
+    await apply(store, plan('snapshot', [await gz([u(1, T0, { Name: 'one' })])], T0));
+    const source = async (): Promise<string | undefined> => (await stateOf(store, 'school', 'people'))!.source;
+    await withTarget(lakeTarget(store, dir), (t) => t.adoptSource('school', 'people', 'https://a.example/dap?client=1'));
+    assert.equal(await source(), 'https://a.example/dap?client=1');
+    await withTarget(lakeTarget(store, dir), (t) => t.adoptSource('school', 'people', 'https://b.example/dap?client=2'));
+    assert.equal(await source(), 'https://a.example/dap?client=1', 'another source stays');
+    await withTarget(lakeTarget(store, dir), (t) => t.adoptSource('school', 'people', 'https://a.example/dap?client=3', 'https://a.example/dap?client=1'));
+    assert.equal(await source(), 'https://a.example/dap?client=3');
+  });
+
   it('opened read-only, it reads the states and writes nothing: a store never synced to reads as no tables', async () => {
     const store = freshStore();
     const reader = lakeTarget(store, dir, { readOnly: true });

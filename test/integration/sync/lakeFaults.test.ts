@@ -11,6 +11,7 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isoUtc } from '../../../src/core/isoTime';
+import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { LakeTuning } from '../../../src/sync/lakeLayout';
 import type { LakeTargetOptions } from '../../../src/sync/lakeOptions';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
@@ -43,6 +44,10 @@ describe('a lake table through faults, retention and compaction', function () {
 
   function run(store: FolderStore, work: string, until: string, options: Partial<LakeTargetOptions> = {}, tuning: Partial<LakeTuning> = {}, resnapshot = false, [namespace, table] = [NS, TABLE]): Promise<TableSyncReport> {
     return syncInto(lakeTarget(store, work, options, tuning), { client: fixture.client, namespace, tables: [table], until, workDir: work, resnapshot }).then((r) => r[0]);
+  }
+
+  async function tableOf(): Promise<import('../../../src/sync/syncTarget').TargetTable> {
+    return targetTableOf(NS, TABLE, await fixture.client.getSchema(NS, TABLE));
   }
 
   async function assertAt(store: FolderStore, until: string, [namespace, table] = [NS, TABLE]): Promise<void> {
@@ -190,6 +195,40 @@ describe('a lake table through faults, retention and compaction', function () {
     await release();
     await holder.close();
     await other.close();
+  });
+
+  it('a sync whose lock was taken over while it ran does not commit: the table stays as the other sync left it', async () => {
+    const { store, work } = await fresh();
+    await run(store, work, fixture.point(6));
+    const state = (await store.getBytes(layoutOf(NS, TABLE).state))!.body;
+    const clock = new FakeClock(Date.now());
+    const slow = lakeTarget(store, work, { clock }, { lockTtlMs: 60_000 });
+    await slow.open();
+    const release = await slow.lockTable(NS, TABLE);
+    // its renewals stop (its clock stands still), and another sync takes the lock once it runs out
+    const other = lakeTarget(store, work, { clock: new FakeClock(Date.now() + 61_000), lockWaitMs: 0 });
+    await other.open();
+    const taken = await other.lockTable(NS, TABLE);
+    const plan = { kind: 'changes' as const, table: await tableOf(), files: [], addedColumns: [], state: { namespace: NS, table: TABLE, point: fixture.point(4), schemaVersion: 1, schema: {}, ranAt: isoUtc(Date.now()) } };
+    plan.state.schemaVersion = plan.table.schemaVersion;
+    plan.state.schema = plan.table.schema;
+    await assert.rejects(slow.apply(plan), /was taken over by another sync/);
+    assert.deepEqual((await store.getBytes(layoutOf(NS, TABLE).state))!.body, state);
+    await taken();
+    await release();
+    await slow.close();
+    await other.close();
+  });
+
+  it('two syncs of one table at once: the second waits for the first, and the table ends equal', async () => {
+    const { store, work } = await fresh();
+    await run(store, work, fixture.point(6));
+    const until = fixture.point(3);
+    const both = await Promise.all([run(store, work, until), run(store, work, until)]);
+    assert.deepEqual(both.map((r) => r.outcome).sort(), ['synced', 'unchanged'], JSON.stringify(both));
+    await assertAt(store, until);
+    assert.deepEqual(await unaccounted(store, NS, TABLE), []);
+    assert.equal(await store.getBytes(layoutOf(NS, TABLE).lock), undefined);
   });
 
   it('retired files are kept for the grace period, for readers of the old manifest, and deleted by the first run after it', async () => {
