@@ -120,7 +120,7 @@ async function applyOnce(ctx: LakeApplyContext, plan: ApplyPlan): Promise<LakeAp
   let committed = false;
   let engine: LakeEngine | undefined;
   try {
-    engine = await LakeEngine.open(dir, name, signal);
+    engine = await LakeEngine.open(dir, name, ctx.tuning.memoryBytes, signal);
     const rewrite = plan.kind === 'snapshot' ? await stageSnapshot(engine, plan, columns, before) : await stageChanges(ctx, engine, plan, columns, before!, dir);
     const files: LakeFile[] = [];
     let bytesWritten = 0;

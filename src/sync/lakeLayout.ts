@@ -7,6 +7,7 @@
 // between, which tests shrink.
 
 import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
 import type { LakeFile, LakeState } from './lakeState';
 
 const MiB = 1024 * 1024;
@@ -23,6 +24,8 @@ export interface LakeTuning {
   lockTtlMs: number;
   /** rows written to estimate the bytes a row takes in Parquet */
   sampleRows: number;
+  /** the memory DuckDB may take for one table's run before it spills to the work folder */
+  memoryBytes: number;
 }
 
 export const DEFAULT_TUNING: LakeTuning = {
@@ -31,6 +34,8 @@ export const DEFAULT_TUNING: LakeTuning = {
   smallFilesToCompact: 16,
   lockTtlMs: 120_000,
   sampleRows: 20_000,
+  // several tables sync at once (4 by default), each in an instance of its own: a share of the memory each
+  memoryBytes: Math.max(256 * MiB, Math.floor((os.totalmem() * 0.6) / 4)),
 };
 
 /** One folder name in an object key: the name as given, with `/` and `%` escaped so no name reaches into another's folder. */

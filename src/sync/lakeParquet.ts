@@ -55,7 +55,7 @@ export class LakeEngine {
     private readonly signal?: AbortSignal,
   ) {}
 
-  static async open(dir: string, what: string, signal?: AbortSignal): Promise<LakeEngine> {
+  static async open(dir: string, what: string, memoryBytes: number, signal?: AbortSignal): Promise<LakeEngine> {
     const duckdb = loadDuckDb();
     await mkdir(path.join(dir, 'spill'), { recursive: true });
     const instance = await duckdb.DuckDBInstance.create(':memory:', {
@@ -63,6 +63,7 @@ export class LakeEngine {
       autoload_known_extensions: 'false',
       preserve_insertion_order: 'true',
       temp_directory: path.join(dir, 'spill'),
+      memory_limit: `${Math.floor(memoryBytes / (1024 * 1024))}MiB`,
     });
     const conn = await instance.connect();
     await conn.run("SET TimeZone = 'UTC'");
