@@ -15,7 +15,7 @@ import { DEFAULT_TUNING, newRunId, parquetName, TableLayout, type LakeTuning } f
 import { holdsLakeLock, takeLakeLock } from './lakeLock';
 import { DEFAULT_RETAIN_HOURS, type LakeTargetOptions } from './lakeOptions';
 import type { LakeState, LakeStateReader } from './lakeState';
-import { listLakeStates, readLakeState, storeFailure, writeLakeState } from './lakeStateFile';
+import { listLakeStates, mendManifest, readLakeState, storeFailure, writeLakeState } from './lakeStateFile';
 import type { ObjectStore } from './objectStore';
 import type { ApplyPlan, SyncedTable, SyncState, SyncTarget } from './syncTarget';
 import { DEFAULT_LOCK_WAIT_MS, type ReleaseLock } from './targetLock';
@@ -100,6 +100,16 @@ export class LakeTarget implements SyncTarget, LakeStateReader {
       await release();
     } };
     this.held.set(key, entry);
+    try {
+      // a run killed between its state and its manifest: the manifest first, whether this run applies anything or not
+      const { state } = await readLakeState(this.opened(), layout, signal);
+      if (state && (await mendManifest(this.opened(), layout, state, signal))) {
+        this.logger.info(`${namespace}.${table}: the manifest did not match the state (a sync stopped between them); wrote it again.`);
+      }
+    } catch (err) {
+      await entry.release().catch(() => undefined);
+      throw storeFailure(err, `the manifest of ${namespace}.${table}`);
+    }
     return entry.release;
   }
 

@@ -86,6 +86,7 @@ export class FolderStore implements ObjectStore {
         throw new DqError('io', `The object ${this.root}/${key} exists already.`);
       }
       await this.place(key, (tmp) => fs.copyFile(file, tmp));
+      await this.faults.afterWrite?.(key);
       const body = await fs.readFile(this.fileOf(key));
       return { etag: etagOf(body), size: body.length };
     });

@@ -8,18 +8,19 @@
 // object is left that the state does not account for.
 
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isoUtc } from '../../../src/core/isoTime';
 import { targetTableOf } from '../../../src/sync/syncColumns';
-import type { LakeTuning } from '../../../src/sync/lakeLayout';
+import { manifestText, type LakeTuning } from '../../../src/sync/lakeLayout';
 import type { LakeTargetOptions } from '../../../src/sync/lakeOptions';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import { FakeClock } from '../../support/fakeClock';
 import { FolderStore } from '../../support/folderStore';
 import { tryMountTmpfs, unmount } from '../../support/tmpfsMount';
 import { lakeRows, lakeTarget, layoutOf, manifestFiles, stateOf, unaccounted, workFolder } from './lakeRows';
-import { assertSameRows, LogLines, SyncFixture, syncInto } from './syncFixture';
+import { assertSameRows, LogLines, sourceOf, SyncFixture, syncInto } from './syncFixture';
 
 const NS = 'canvas';
 const TABLE = 'submissions';
@@ -78,6 +79,49 @@ describe('a lake table through faults, retention and compaction', function () {
     assert.equal(again.outcome, 'synced', JSON.stringify(again));
     await assertAt(store, p4);
     assert.deepEqual(await unaccounted(store, NS, TABLE), []);
+  });
+
+  it('a sync process killed after any of its writes leaves the table readable at a complete state; the next run takes over its lock and ends equal', async () => {
+    const [p6, p4] = [fixture.point(6), fixture.point(4)];
+    const logs: [string, string] = ['canvas_logs', 'web_logs'];
+    const base = await fresh();
+    await run(base.store, base.work, p6, {}, { maxFileBytes: 64 * 1024 }, false, logs);
+    const child = path.join(__dirname, 'lakeKillChild.js');
+    const { emulator } = fixture;
+    /** runs the child on a copy of the store at p6, killed after its n-th write (0: never); returns what it printed */
+    const runChild = async (n: number): Promise<{ store: FolderStore; work: string; out: string }> => {
+      const { store, work } = await fresh();
+      await fs.cp(base.store.dir, store.dir, { recursive: true });
+      const args = [child, emulator.baseUrl, emulator.dataPrefix, emulator.clientId, emulator.clientSecret, sourceOf(fixture.client), store.dir, work, ...logs, p4, String(n)];
+      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      proc.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
+      await new Promise((resolve) => proc.on('exit', resolve));
+      return { store, work, out };
+    };
+    const whole = /synced after (\d+) writes/.exec((await runChild(0)).out);
+    assert.ok(whole, 'the child syncs when not killed');
+    const writes = Number(whole[1]);
+    assert.ok(writes >= 5, `${writes} writes: the lock, data files and their keys, the state, the manifest`);
+    const seen = new Set<string>();
+    for (let n = 1; n <= writes; n++) {
+      const { store, work, out } = await runChild(n);
+      assert.equal(out, '', `killed after write ${n}`);
+      const state = (await stateOf(store, ...logs))!;
+      // the manifest lists only files that are there (lakeRows checks), and they are the table at a complete state:
+      // the state's, or (killed between the state and the manifest) the one before, whose files are retired, not deleted
+      const manifest = (await store.getBytes(layoutOf(...logs).manifest))!.body.toString();
+      const current = manifest === manifestText(store.root, state.files);
+      if (!current) assert.equal(state.point, p4, 'only a committed run leaves the manifest behind its state');
+      assertSameRows(await lakeRows(store, ...logs), await fixture.reference(...logs, current ? state.point : p6), `killed after write ${n}`);
+      seen.add(`${state.point === p4 ? 'committed' : 'not committed'}, manifest ${current ? 'current' : 'behind'}, ${(await unaccounted(store, ...logs)).length > 0 ? 'strays' : 'no strays'}`);
+      const again = await run(store, work, p4, { lockWaitMs: 2000 }, {}, false, logs);
+      assert.ok(again.outcome === 'synced' || again.outcome === 'unchanged', JSON.stringify(again));
+      await assertAt(store, p4, logs).catch((err: Error) => assert.fail(`killed after write ${n}, then run again: ${err.message}`));
+      assert.deepEqual(await unaccounted(store, ...logs), []);
+    }
+    // every kind of place was hit: before the state (uploads left behind), between state and manifest, after both
+    assert.deepEqual([...seen].sort(), ['committed, manifest behind, no strays', 'committed, manifest current, no strays', 'not committed, manifest current, no strays', 'not committed, manifest current, strays']);
   });
 
   it('a run killed between its state and its manifest: readers keep the previous files; the next run writes the manifest first and ends equal', async () => {
