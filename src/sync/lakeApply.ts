@@ -12,7 +12,7 @@
 // into files of up to the largest size too.
 
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { DqError, isDqError } from '../client/errors';
@@ -115,7 +115,9 @@ async function applyOnce(ctx: LakeApplyContext, plan: ApplyPlan): Promise<LakeAp
   }
   if (plan.kind === 'changes') checkChanges(name, plan, before);
   const columns = lakeColumnsOf(plan.table);
-  const dir = await mkdtemp(path.join(ctx.workDir, `dq-lake-${ctx.run}-`)).catch((err) => Promise.reject(asLocalIoError(err, ctx.workDir, 'make a work folder for the Parquet files')));
+  const dir = await mkdir(ctx.workDir, { recursive: true })
+    .then(() => mkdtemp(path.join(ctx.workDir, `dq-lake-${ctx.run}-`)))
+    .catch((err) => Promise.reject(asLocalIoError(err, ctx.workDir, 'make a work folder for the Parquet files')));
   const uploaded: string[] = [];
   let committed = false;
   let engine: LakeEngine | undefined;

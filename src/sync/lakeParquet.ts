@@ -216,7 +216,8 @@ export async function writeFiles(
   const [[count]] = await engine.rows(`SELECT count(*) FROM ${SORTED_TABLE}`);
   const total = Number(count);
   if (total === 0) return 0;
-  const range = (from: number, to: number): string => `SELECT * FROM ${SORTED_TABLE} WHERE rowid >= ${from} AND rowid < ${to} ORDER BY rowid`;
+  // the sorted table's rows scan in rowid order, which is key order: insertion order is kept (preserve_insertion_order)
+  const range = (from: number, to: number): string => `SELECT * FROM ${SORTED_TABLE} WHERE rowid >= ${from} AND rowid < ${to}`;
   const perFile = await rowsPerFile(engine, range(0, Math.min(total, sampleRows)), Math.min(total, sampleRows), maxBytes);
   let n = 0;
   for (let from = 0; from < total; from += perFile) {

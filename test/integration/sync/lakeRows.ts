@@ -207,3 +207,28 @@ export async function bytesPerRun(
   }
   return runs;
 }
+
+/** Each file of the table's state holds its rows in key order, from the state's minKey to its maxKey. */
+export async function assertSortedFiles(store: FolderStore, namespace: string, table: string): Promise<void> {
+  const state = await stateOf(store, namespace, table);
+  assert.ok(state);
+  const keys = state.columns.filter((c) => c.key).map((c) => `"${c.name}"`);
+  const row = `(${keys.join(', ')})`;
+  const db = await duckdb.DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  try {
+    await conn.run("SET TimeZone = 'UTC'");
+    for (const f of state.files) {
+      const file = `'${store.fileOf(f.key).replace(/'/g, "''")}'`;
+      const reader = await conn.runAndReadAll(
+        `SELECT count(*) FILTER (WHERE dq_next < dq_key), first(json_array(${keys.join(', ')})::VARCHAR ORDER BY file_row_number), last(json_array(${keys.join(', ')})::VARCHAR ORDER BY file_row_number) ` +
+          `FROM (SELECT *, ${row} AS dq_key, lead(${row}) OVER (ORDER BY file_row_number) AS dq_next FROM read_parquet(${file}, file_row_number = true))`,
+      );
+      const [[unordered, first, last]] = reader.getRowsJson();
+      assert.deepEqual([Number(unordered), first, last], [0, f.minKey, f.maxKey], `${f.key} is sorted by key from minKey to maxKey`);
+    }
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { isoUtc } from '../../../src/core/isoTime';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import { FolderStore } from '../../support/folderStore';
-import { bytesWritten, lakeRows, lakeRowsByHyparquet, lakeTarget, stateOf, unaccounted, workFolder } from './lakeRows';
+import { assertSortedFiles, bytesWritten, lakeRows, lakeRowsByHyparquet, lakeTarget, stateOf, unaccounted, workFolder } from './lakeRows';
 import { assertSameRows, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type SyncOptions } from './syncFixture';
 
 describe('sync to a lake of Parquet files from the emulator', function () {
@@ -128,6 +128,7 @@ describe('sync to a lake of Parquet files from the emulator', function () {
       await run(start);
       const before = (await stateOf(store, namespace, table))!;
       assert.ok(before.files.length >= 5, `${table}: ${before.files.length} files`);
+      await assertSortedFiles(store, namespace, table);
       const [report] = await run(laterBy(start, commits));
       const after = (await stateOf(store, namespace, table))!;
       const bytes = bytesWritten(before, after);
@@ -138,6 +139,7 @@ describe('sync to a lake of Parquet files from the emulator', function () {
       assert.ok(bytes.written < bytes.table * (table === 'web_logs' ? 0.25 : 0.75), facts);
       console.log(`      ${facts}`);
       assertSameRows(await lakeRows(store, namespace, table), await fixture.reference(namespace, table, laterBy(start, commits)), table);
+      await assertSortedFiles(store, namespace, table);
     }
   });
 });
