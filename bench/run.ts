@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import type { BenchContext, Figure, Row } from './figure';
 import { downloadFigure } from './figures/download';
 import { extensionFigure } from './figures/extension';
+import { lakeFigure } from './figures/lake';
 import { limiterFigure } from './figures/limiter';
 import { pollingFigure } from './figures/polling';
 import { previewFigure } from './figures/preview';
@@ -21,7 +22,7 @@ import { syncFigure } from './figures/sync';
 import { syncAllFigure } from './figures/syncAll';
 import { markdownTable, textTable, type FigureResult, type Results } from './report';
 
-const FIGURES: Figure[] = [downloadFigure, limiterFigure, pollingFigure, extensionFigure, previewFigure, schemasFigure, syncFigure, syncAllFigure];
+const FIGURES: Figure[] = [downloadFigure, limiterFigure, pollingFigure, extensionFigure, previewFigure, schemasFigure, syncFigure, syncAllFigure, lakeFigure];
 
 /** Figures of features that do not exist yet: each becomes a module in FIGURES when it lands. */
 const NOT_BUILT_YET: { name: string; title: string }[] = [

@@ -90,7 +90,7 @@ function reportOf(stdout: string): TableSyncReport | undefined {
 }
 
 /** The select that reads the files as the target table's columns, typed as the sync types them; no dedupe. */
-function typedRecordsSql(source: SyncSource): string {
+export function typedRecordsSql(source: SyncSource): string {
   const files = `[${source.files.map(quoteString).join(', ')}]`;
   const columns = source.table.columns.map((c) => {
     const [part, ...members] = c.path;

@@ -158,7 +158,7 @@ async function countRows(conn: DuckDBConnection, catalog: string, table: TargetT
 }
 
 /** Writes `file` (gzip or plain JSONL) to `copy` as gzip JSONL without the escapes no database stores. */
-async function copyWithoutBadEscapes(file: string, copy: string, what: string, signal?: AbortSignal): Promise<void> {
+export async function copyWithoutBadEscapes(file: string, copy: string, what: string, signal?: AbortSignal): Promise<void> {
   const handle = await open(file, 'r');
   let gzip: boolean;
   try {
