@@ -4,7 +4,8 @@
 // COPY … TO … (FORMAT parquet, COMPRESSION zstd) of the same rows to local disk in a fresh
 // process (no dedupe, no sort, no upload). Then the bytes an incremental of one day writes
 // against the table's size (the layout's figure: appended rows go into new files). The store is
-// a folder of files behind the same ObjectStore interface the S3 store implements.
+// a real S3-compatible server on loopback (s3rver, as the tests start it), through the AWS SDK
+// as `dq sync --to s3://` uses it.
 
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +19,9 @@ import { LakeTarget } from '../../src/sync/lakeTarget';
 import { runSync } from '../../src/sync/syncRunner';
 import { sourceIdentity } from '../../src/sync/syncSource';
 import { bytesPerRun, PREFIX, type RunBytes } from '../../test/integration/sync/lakeRows';
-import { FolderStore } from '../../test/support/folderStore';
+import type { ObjectStore } from '../../src/sync/objectStore';
+import { openS3Store } from '../../src/sync/s3Store';
+import { S3TestServer } from '../../test/support/s3Server';
 import { compared, median, type BenchContext, type Figure } from '../figure';
 import { succeeded, timedNode } from '../support/processes';
 import { prepareSyncSource, SYNC_TABLE, typedRecordsSql, type SyncSource } from '../support/syncRuns';
@@ -36,15 +39,22 @@ export const lakeFigure: Figure = {
     const probe = join(__dirname, '..', 'support', 'syncDuckdbProbe.js');
     ctx.log(`lake: generating a snapshot of canvas_logs.web_logs, ${plan.rows.toLocaleString('en-US')} rows`);
     const source = await prepareSyncSource({ rows: plan.rows, dir: join(dir, 'source') });
+    const server = await S3TestServer.start('dq-bench');
+    const stores: ObjectStore[] = [];
+    const s3 = async (): Promise<ObjectStore> => {
+      const store = await openS3Store({ bucket: 'dq-bench', endpoint: server.url, env: server.env(), logger: nullLogger, probePrefix: 'probe' });
+      stores.push(store);
+      return store;
+    };
     try {
       const lake: number[] = [];
       const copy: number[] = [];
       for (let i = 0; i < plan.repeats; i++) {
-        lake.push(await lakeSnapshot(source, join(dir, `store-${i}`), join(dir, 'work')));
+        lake.push(await lakeSnapshot(source, await s3(), `run-${i}`, join(dir, 'work')));
         copy.push(await duckdbCopyParquet(probe, source, join(dir, `copy-${i}.parquet`)));
         ctx.log(`lake: run ${i + 1}/${plan.repeats}: lake snapshot apply ${lake[i].toFixed(2)} s, DuckDB COPY TO parquet ${copy[i].toFixed(2)} s`);
       }
-      const incremental = await incrementalBytes(ctx, source, join(dir, 'incremental'));
+      const incremental = await incrementalBytes(ctx, source, await s3(), join(dir, 'incremental'));
       const rows = `${plan.rows.toLocaleString('en-US')} rows`;
       return [
         compared(`lake: snapshot apply of ${rows} (read, newest per key, sort, zstd Parquet files and key companions, upload, state, manifest)`, median(lake), 's', {
@@ -57,16 +67,17 @@ export const lakeFigure: Figure = {
         }),
       ];
     } finally {
+      for (const store of stores) await store.close();
+      await server.stop();
       await source.close();
       await rm(dir, { recursive: true, force: true });
     }
   },
 };
 
-/** Seconds of the lake target's apply of the snapshot job's files into a fresh folder store. */
-async function lakeSnapshot(source: SyncSource, storeDir: string, workDir: string): Promise<number> {
-  const store = new FolderStore(storeDir);
-  const target = lakeTargetOn(store, workDir);
+/** Seconds of the lake target's apply of the snapshot job's files under a fresh prefix of the store. */
+async function lakeSnapshot(source: SyncSource, store: ObjectStore, prefix: string, workDir: string): Promise<number> {
+  const target = lakeTargetOn(store, workDir, prefix);
   await target.open();
   try {
     const started = performance.now();
@@ -82,7 +93,6 @@ async function lakeSnapshot(source: SyncSource, storeDir: string, workDir: strin
     return seconds;
   } finally {
     await target.close();
-    await rm(storeDir, { recursive: true, force: true });
   }
 }
 
@@ -98,11 +108,10 @@ async function duckdbCopyParquet(probe: string, source: SyncSource, file: string
 }
 
 /** A snapshot a day back, then the day's changes, through the runner: what the changes wrote. */
-async function incrementalBytes(ctx: BenchContext, source: SyncSource, dir: string): Promise<RunBytes> {
+async function incrementalBytes(ctx: BenchContext, source: SyncSource, store: ObjectStore, dir: string): Promise<RunBytes> {
   const env = source.dqEnv;
   const [baseUrl, dataPrefix, clientId, clientSecret] = [env.DQ_BASE_URL, env.DQ_DATA_PREFIX, env.DQ_CLIENT_ID, env.DQ_CLIENT_SECRET].map(String);
   const client = new DataQueryClient({ baseUrl, dataPrefix, credentials: async () => ({ clientId, clientSecret }) });
-  const store = new FolderStore(join(dir, 'store'));
   const latest = Math.floor(Date.now() / COMMIT_INTERVAL_MS) * COMMIT_INTERVAL_MS;
   const points = [isoUtc(latest - 6 * COMMIT_INTERVAL_MS), isoUtc(latest)];
   try {
@@ -130,7 +139,9 @@ async function incrementalBytes(ctx: BenchContext, source: SyncSource, dir: stri
   }
 }
 
-function lakeTargetOn(store: FolderStore, workDir: string): LakeTarget {
-  const url = `${store.root}/${PREFIX}`;
-  return new LakeTarget({ url, bucket: store.root.slice('s3://'.length), prefix: PREFIX, label: url, openStore: async () => store, logger: nullLogger, workDir });
+function lakeTargetOn(store: ObjectStore, workDir: string, prefix = PREFIX): LakeTarget {
+  const url = `${store.root}/${prefix}`;
+  // the store is shared by the runs: closing a target leaves it open
+  const shared: ObjectStore = Object.assign(Object.create(store) as ObjectStore, { close: async () => undefined });
+  return new LakeTarget({ url, bucket: store.root.slice('s3://'.length), prefix, label: url, openStore: async () => shared, logger: nullLogger, workDir });
 }

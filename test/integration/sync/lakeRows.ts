@@ -18,6 +18,7 @@ import { accountedKeys, parquetName, TableLayout } from '../../../src/sync/lakeL
 import type { LakeState } from '../../../src/sync/lakeState';
 import type { FolderStore } from '../../support/folderStore';
 import type { TableRows } from './syncFixture';
+import type { ObjectStore } from '../../../src/sync/objectStore';
 
 const duckdb = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
 
@@ -44,7 +45,7 @@ export function layoutOf(namespace: string, table: string): TableLayout {
   return new TableLayout(PREFIX, namespace, table);
 }
 
-export async function stateOf(store: FolderStore, namespace: string, table: string): Promise<LakeState | undefined> {
+export async function stateOf(store: ObjectStore, namespace: string, table: string): Promise<LakeState | undefined> {
   const got = await store.getBytes(layoutOf(namespace, table).state);
   return got && (JSON.parse(got.body.toString('utf8')) as LakeState);
 }
@@ -191,7 +192,7 @@ export interface RunBytes {
  */
 export async function bytesPerRun(
   sync: (until: string) => Promise<{ kind?: string; upserted: number; deleted: number }>,
-  store: FolderStore,
+  store: ObjectStore,
   namespace: string,
   table: string,
   points: readonly string[],
