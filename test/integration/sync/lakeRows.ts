@@ -16,16 +16,42 @@ import type { LakeTargetOptions } from '../../../src/sync/lakeOptions';
 import { LakeTarget } from '../../../src/sync/lakeTarget';
 import { accountedKeys, parquetName, TableLayout } from '../../../src/sync/lakeLayout';
 import type { LakeState } from '../../../src/sync/lakeState';
-import type { FolderStore } from '../../support/folderStore';
 import type { TableRows } from './syncFixture';
 import type { ObjectStore } from '../../../src/sync/objectStore';
+import { openS3Store } from '../../../src/sync/s3Store';
+import type { S3TestServer } from '../../support/s3Server';
 
 const duckdb = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
 
 export const PREFIX = 'lake';
 
+/** A store whose objects the test reads as local files (a folder store, or the loopback S3 server's own folder). */
+export type InspectedStore = ObjectStore & { fileOf(key: string): string };
+
+/**
+ * The loopback S3 server as the target's store, through the AWS SDK; each object is read back
+ * from the file the server keeps its bytes in. The targets of a test share it: their close
+ * leaves it open, `shutdown` closes it.
+ */
+export async function s3LakeStore(server: S3TestServer): Promise<InspectedStore & { shutdown(): Promise<void> }> {
+  const store = await openS3Store({ bucket: server.bucket, endpoint: server.url, env: server.env(), logger: nullLogger, probePrefix: PREFIX });
+  return {
+    root: store.root,
+    enforcesConditions: store.enforcesConditions,
+    getBytes: (key, signal) => store.getBytes(key, signal),
+    getStream: (key, signal) => store.getStream(key, signal),
+    putBytes: (key, body, options) => store.putBytes(key, body, options),
+    uploadFile: (key, file, options) => store.uploadFile(key, file, options),
+    list: (prefix, signal) => store.list(prefix, signal),
+    delete: (keys, signal) => store.delete(keys, signal),
+    close: async () => undefined,
+    fileOf: (key) => server.objectFile(key) ?? path.join(server.folder, 'no such object', key),
+    shutdown: () => store.close(),
+  };
+}
+
 /** A lake target on the store under PREFIX, working in `workDir`. */
-export function lakeTarget(store: FolderStore, workDir: string, options: Partial<LakeTargetOptions> = {}, tuning: Partial<LakeTuning> = {}): LakeTarget {
+export function lakeTarget(store: InspectedStore, workDir: string, options: Partial<LakeTargetOptions> = {}, tuning: Partial<LakeTuning> = {}): LakeTarget {
   return new LakeTarget(
     {
       url: `${store.root}/${PREFIX}`,
@@ -51,7 +77,7 @@ export async function stateOf(store: ObjectStore, namespace: string, table: stri
 }
 
 /** The files the manifest lists, as local paths; each must exist. */
-export async function manifestFiles(store: FolderStore, namespace: string, table: string): Promise<string[]> {
+export async function manifestFiles(store: InspectedStore, namespace: string, table: string): Promise<string[]> {
   const got = await store.getBytes(layoutOf(namespace, table).manifest);
   assert.ok(got, `${namespace}.${table} has a manifest`);
   const urls = got.body.toString('utf8').split('\n').filter((l) => l);
@@ -66,14 +92,14 @@ export async function manifestFiles(store: FolderStore, namespace: string, table
 }
 
 /** The table's columns as the service names them, with their Parquet names and types. */
-async function columnsOf(store: FolderStore, namespace: string, table: string): Promise<{ name: string; parquet: string; type: string; key: boolean }[]> {
+async function columnsOf(store: InspectedStore, namespace: string, table: string): Promise<{ name: string; parquet: string; type: string; key: boolean }[]> {
   const state = await stateOf(store, namespace, table);
   assert.ok(state, `${namespace}.${table} has a state`);
   return targetColumnsOf({ version: state.schemaVersion, schema: state.schema }).map((c) => ({ name: c.name, parquet: parquetName(c.name), type: c.type, key: c.key }));
 }
 
 /** The table as DuckDB reads the manifest's files. */
-export async function lakeRows(store: FolderStore, namespace: string, table: string): Promise<TableRows> {
+export async function lakeRows(store: InspectedStore, namespace: string, table: string): Promise<TableRows> {
   const columns = await columnsOf(store, namespace, table);
   const files = await manifestFiles(store, namespace, table);
   const keyCount = columns.filter((c) => c.key).length;
@@ -111,7 +137,7 @@ function inflateZstd(input: Uint8Array): Uint8Array {
 }
 
 /** The table as hyparquet reads the manifest's files, in the same forms as `lakeRows`. */
-export async function lakeRowsByHyparquet(store: FolderStore, namespace: string, table: string): Promise<TableRows> {
+export async function lakeRowsByHyparquet(store: InspectedStore, namespace: string, table: string): Promise<TableRows> {
   const { parquetReadObjects } = await import('hyparquet');
   const columns = await columnsOf(store, namespace, table);
   const keyCount = columns.filter((c) => c.key).length;
@@ -161,7 +187,7 @@ export function bytesWritten(before: LakeState, after: LakeState): { written: nu
 }
 
 /** Objects under the table's folder that neither its state (files, retired files, their companions), manifest nor lock account for. */
-export async function unaccounted(store: FolderStore, namespace: string, table: string): Promise<string[]> {
+export async function unaccounted(store: InspectedStore, namespace: string, table: string): Promise<string[]> {
   const layout = layoutOf(namespace, table);
   const accounted = accountedKeys(layout, await stateOf(store, namespace, table));
   return (await store.list(layout.folder)).map((o) => o.key).filter((k) => !accounted.has(k));
@@ -210,7 +236,7 @@ export async function bytesPerRun(
 }
 
 /** Each file of the table's state holds its rows in key order, from the state's minKey to its maxKey. */
-export async function assertSortedFiles(store: FolderStore, namespace: string, table: string): Promise<void> {
+export async function assertSortedFiles(store: InspectedStore, namespace: string, table: string): Promise<void> {
   const state = await stateOf(store, namespace, table);
   assert.ok(state);
   const keys = state.columns.filter((c) => c.key).map((c) => `"${c.name}"`);

@@ -1,5 +1,5 @@
-// Syncing the emulator's tables into a lake (Parquet files in an object store, here a folder
-// that behaves as one), read back as a reader that knows nothing of dq reads them: the files the
+// Syncing the emulator's tables into a lake (Parquet files in an object store: a folder that
+// behaves as one, and a real S3-compatible server on loopback through the AWS SDK), read back as a reader that knows nothing of dq reads them: the files the
 // manifest lists, by DuckDB and by hyparquet. After a snapshot and incrementals every table
 // equals the emulator's snapshot at the point reached, no key in two files, no object left
 // that the state does not account for; a schema change adds a column in place (old files read
@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { isoUtc } from '../../../src/core/isoTime';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import { FolderStore } from '../../support/folderStore';
-import { assertSortedFiles, bytesWritten, lakeRows, lakeRowsByHyparquet, lakeTarget, stateOf, unaccounted, workFolder } from './lakeRows';
+import { S3TestServer } from '../../support/s3Server';
+import { assertSortedFiles, bytesWritten, lakeRows, lakeRowsByHyparquet, lakeTarget, s3LakeStore, stateOf, unaccounted, workFolder, type InspectedStore } from './lakeRows';
 import { assertSameRows, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type SyncOptions } from './syncFixture';
 
 describe('sync to a lake of Parquet files from the emulator', function () {
@@ -26,9 +27,27 @@ describe('sync to a lake of Parquet files from the emulator', function () {
     await fixture?.close();
   });
 
-  it('a snapshot, then three incrementals: the manifest\'s files, read by DuckDB and by hyparquet, equal the emulator\'s snapshot at each point', async () => {
-    const store = new FolderStore(path.join(fixture.dir, 'walk'));
-    const work = await workFolder(fixture.dir, 'walk-work');
+  /** A store of each kind for `test`: a folder, then the loopback S3 server (started and stopped around it). */
+  const STORES: [string, (dir: string, test: (store: InspectedStore) => Promise<void>) => Promise<void>][] = [
+    ['a folder', (dir, test) => test(new FolderStore(dir))],
+    [
+      'a loopback S3 server',
+      async (_dir, test) => {
+        const server = await S3TestServer.start('dq-lake');
+        const store = await s3LakeStore(server);
+        try {
+          await test(store);
+        } finally {
+          await store.shutdown();
+          await server.stop();
+        }
+      },
+    ],
+  ];
+
+  for (const [kind, withStore] of STORES) {
+  it(`a snapshot, then three incrementals into ${kind}: the manifest's files, read by DuckDB and by hyparquet, equal the emulator's snapshot at each point`, () => withStore(path.join(fixture.dir, `walk-${kind.length}`), async (store) => {
+    const work = await workFolder(fixture.dir, `walk-work-${kind.length}`);
     const sync = (options: SyncOptions): Promise<TableSyncReport[]> => syncInto(lakeTarget(store, work), { ...options, workDir: work });
     await walkPoints(
       fixture,
@@ -68,12 +87,14 @@ describe('sync to a lake of Parquet files from the emulator', function () {
     );
     // nothing is written to the work folder that outlives a run
     assert.deepEqual(await import('node:fs/promises').then((fs) => fs.readdir(work)), []);
-  });
+  }));
+  }
 
-  it('follows the schema changes the service makes: an added column in place (old files read as NULL), a changed type by --resnapshot', async () => {
+  for (const [kind, withStore] of STORES) {
+  it(`follows the schema changes the service makes in ${kind}: an added column in place (old files read as NULL), a changed type by --resnapshot`, async () => {
     const own = await SyncFixture.start({ rows: 3000 });
     try {
-      const store = new FolderStore(path.join(own.dir, 'evolving'));
+      await withStore(path.join(own.dir, 'evolving'), async (store) => {
       const work = await workFolder(own.dir, 'work');
       await walkSchemaChanges(
         own,
@@ -87,10 +108,12 @@ describe('sync to a lake of Parquet files from the emulator', function () {
       );
       const state = await stateOf(store, 'new_quizzes', 'quiz_sessions');
       assert.deepEqual(state?.schemaChanges, [], 'a resnapshot starts the table anew');
+      });
     } finally {
       await own.close();
     }
   });
+  }
 
   it('records a column added in place in the state, and files written before it lack the column', async () => {
     const own = await SyncFixture.start({ rows: 2000 });
