@@ -61,6 +61,12 @@ export interface LakeApplyContext {
   run: string;
   /** throws when the table's lock is no longer this run's (checked before the state is written) */
   checkLock?: () => Promise<void>;
+  /**
+   * whoever held the table's lock before this run is known to run no more (lakeLock.ts): the
+   * uploads of a first snapshot killed before its state can go, though there is no state to
+   * fence that run off with
+   */
+  strayOwnersGone?: boolean;
 }
 
 /** What a run wrote, besides what the runner is told. */
@@ -111,6 +117,8 @@ async function applyOnce(ctx: LakeApplyContext, plan: ApplyPlan): Promise<LakeAp
     // fence off the run that left them, should it still run: its state write no longer matches
     await writeLakeState(store, layout, { ...before, run: ctx.run }, started, signal);
     Object.assign(started, await readLakeState(store, layout, signal));
+    await removeStrays(store, layout, strays, logger, signal);
+  } else if (strays.length > 0 && ctx.strayOwnersGone) {
     await removeStrays(store, layout, strays, logger, signal);
   }
   if (plan.kind === 'changes') checkChanges(name, plan, before);

@@ -57,8 +57,17 @@ function abandoned(o: LockOwner | undefined, now: number): boolean {
   return o.host === os.hostname() && o.pid !== process.pid && !isProcessRunning(o.pid);
 }
 
+/** A lock taken: its release, and whether whoever held it before is known to run no more. */
+export type TakenLakeLock = ReleaseLock & {
+  /**
+   * true when there was no lock, or it named a process of this machine that has ended: no run
+   * of before can still commit. False for a lock that ran out, whose process may still run elsewhere.
+   */
+  previousHolderGone: boolean;
+};
+
 /** Takes the table's lock, and keeps it renewed until released. */
-export async function takeLakeLock(o: LakeLockOptions): Promise<ReleaseLock> {
+export async function takeLakeLock(o: LakeLockOptions): Promise<TakenLakeLock> {
   const { store, key, clock } = o;
   const owner = (): LockOwner => ({ host: os.hostname(), pid: process.pid, run: o.run, expiresAt: new Date(clock.now() + o.ttlMs).toISOString() });
   const deadline = clock.now() + o.waitMs;
@@ -71,7 +80,10 @@ export async function takeLakeLock(o: LakeLockOptions): Promise<ReleaseLock> {
       if (found && holder) o.logger.info(`${o.name}: taking over the lock ${ownerText(holder)} left.`);
       const condition = found?.etag ? { ifEtag: found.etag } : found ? undefined : { ifAbsent: true as const };
       const put = await store.putBytes(key, JSON.stringify(owner()), { contentType: 'application/json', condition, signal: o.signal });
-      if (!put.conflict && (await confirmed(o))) return renewing(o, owner);
+      if (!put.conflict && (await confirmed(o))) {
+        const gone = !holder || (holder.host === os.hostname() && holder.pid !== process.pid && !isProcessRunning(holder.pid));
+        return Object.assign(renewing(o, owner), { previousHolderGone: gone });
+      }
     } else {
       const left = deadline - clock.now();
       if (left <= 0) {

@@ -44,7 +44,7 @@ export class LakeTarget implements SyncTarget, LakeStateReader {
   private readonly tuning: LakeTuning;
   private store?: ObjectStore;
   /** the run id of each table this target holds the lock of, by table key */
-  private readonly held = new Map<string, { run: string; release: ReleaseLock }>();
+  private readonly held = new Map<string, { run: string; release: ReleaseLock; previousHolderGone: boolean }>();
   /** what the last apply of each table wrote (for figures and tests) */
   readonly lastApply = new Map<string, LakeApplyResult>();
 
@@ -95,7 +95,7 @@ export class LakeTarget implements SyncTarget, LakeStateReader {
       run,
       signal,
     }).catch((err) => Promise.reject(storeFailure(err, `the lock of ${namespace}.${table}`)));
-    const entry = { run, release: async () => {
+    const entry = { run, previousHolderGone: release.previousHolderGone, release: async () => {
       if (this.held.get(key) === entry) this.held.delete(key);
       await release();
     } };
@@ -170,6 +170,7 @@ export class LakeTarget implements SyncTarget, LakeStateReader {
           retainMs: (this.options.retainHours ?? DEFAULT_RETAIN_HOURS) * HOUR,
           compact: this.options.compact === true,
           run: held.run,
+          strayOwnersGone: held.previousHolderGone,
           checkLock: async () => {
             if (await holdsLakeLock(store, layout.lock, run)) return;
             throw new DqError('io', `The lock of ${namespace}.${table} was taken over by another sync while this one ran (it could not be renewed in time); this run's files are not part of the table.`, {

@@ -124,6 +124,24 @@ describe('a lake table through faults, retention and compaction', function () {
     assert.deepEqual([...seen].sort(), ['committed, manifest behind, no strays', 'committed, manifest current, no strays', 'not committed, manifest current, no strays', 'not committed, manifest current, strays']);
   });
 
+  it('a first snapshot killed before its state (the process gone): the next run takes over its lock, deletes its uploads and ends equal', async () => {
+    const child = path.join(__dirname, 'lakeKillChild.js');
+    const { emulator } = fixture;
+    const logs: [string, string] = ['canvas_logs', 'web_logs'];
+    const p4 = fixture.point(4);
+    const { store, work } = await fresh();
+    // killed after its third write: the lock, then data files, never a state
+    const args = [child, emulator.baseUrl, emulator.dataPrefix, emulator.clientId, emulator.clientSecret, sourceOf(fixture.client), store.dir, work, ...logs, p4, '3'];
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    await new Promise((resolve) => proc.on('exit', resolve));
+    assert.equal(await stateOf(store, ...logs), undefined, 'no state: the snapshot never committed');
+    assert.ok((await unaccounted(store, ...logs)).length > 0, 'the killed run left uploads');
+    const again = await run(store, work, p4, { lockWaitMs: 2000 }, {}, false, logs);
+    assert.equal(again.outcome, 'synced', JSON.stringify(again));
+    await assertAt(store, p4, logs);
+    assert.deepEqual(await unaccounted(store, ...logs), [], 'nothing of the killed run is left');
+  });
+
   it('a run killed between its state and its manifest: readers keep the previous files; the next run writes the manifest first and ends equal', async () => {
     const { store, work } = await fresh();
     const [p6, p4, p2] = [fixture.point(6), fixture.point(4), fixture.point(2)];
