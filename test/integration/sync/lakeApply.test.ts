@@ -15,37 +15,12 @@ import type { ApplyPlan, TargetTable } from '../../../src/sync/syncTarget';
 import { FolderStore } from '../../support/folderStore';
 import { lakeRows, lakeTarget, layoutOf, manifestFiles, stateOf, unaccounted } from './lakeRows';
 import { withTarget, writeGzJsonl } from './syncFixture';
+import { d, peopleSchema, T0, T1, T2, u, type Rec } from '../../support/peopleRecords';
 
-const SCHEMA: SchemaEnvelope = {
-  version: 1,
-  schema: {
-    type: 'object',
-    properties: {
-      key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } },
-      value: {
-        type: 'object',
-        properties: {
-          Name: { type: 'string' },
-          score: { type: 'number' },
-          seen_at: { type: 'string', format: 'date-time' },
-          tags: { type: 'array', items: { type: 'string' } },
-          address: { type: 'object', properties: { city: { type: 'string' } } },
-        },
-      },
-      meta: { type: 'object', properties: { action: { type: 'string' }, ts: { type: 'string', format: 'date-time' } } },
-    },
-  },
-};
 const duckdb = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
 
+const SCHEMA = peopleSchema('Name');
 const TABLE: TargetTable = targetTableOf('school', 'people', SCHEMA);
-const T0 = '2026-11-01T00:00:00Z';
-const T1 = '2026-11-01T04:00:00Z';
-const T2 = '2026-11-01T08:00:00Z';
-
-type Rec = { meta: { action: 'U' | 'D'; ts: string }; key: { id: number }; value?: Record<string, unknown> };
-const u = (id: number, ts: string, value: Record<string, unknown>): Rec => ({ meta: { action: 'U', ts }, key: { id }, value });
-const d = (id: number, ts: string): Rec => ({ meta: { action: 'D', ts }, key: { id } });
 
 describe('the lake sync target', function () {
   this.timeout(60_000);
