@@ -69,6 +69,8 @@ export interface S3Faults {
   dropUploadPartFrom?: number;
   /** answer 403 AccessDenied to every PUT, POST and DELETE */
   refuseWrites?: boolean;
+  /** answer 403 AccessDenied to the PUTs of the objects whose path (`/bucket/key`) this matches */
+  refuseWritesTo?: RegExp;
   /** send answers in pieces of this many bytes ... */
   trickleBytes?: number;
   /** ... this many milliseconds apart */
@@ -116,7 +118,7 @@ export class S3FaultProxy {
     this.counts.requests++;
     const url = new URL(req.url ?? '/', 'http://proxy');
     const write = req.method === 'PUT' || req.method === 'POST' || req.method === 'DELETE';
-    if (write && this.faults.refuseWrites) {
+    if (write && (this.faults.refuseWrites || (req.method === 'PUT' && this.faults.refuseWritesTo?.test(decodeURIComponent(url.pathname))))) {
       this.counts.refusedWrites++;
       req.resume();
       const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>fault</RequestId></Error>';

@@ -2,7 +2,9 @@
 // or cron runs it: a snapshot, then an incremental, each equal row for row to the same table
 // synced into a DuckDB file up to the same point; the manifest lists only objects that are
 // there; dq sync-status reads the lake without writing and prints the DDL, whose DuckDB view
-// reads the table's rows; no credential is ever printed.
+// reads the table's rows; a run stopped between its state and its manifest (the store refuses
+// the manifest) leaves readers on the previous files, which are all there, and the next run
+// ends equal with nothing left over; no credential is ever printed.
 
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
@@ -13,7 +15,7 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/emula
 import type { LakeState } from '../../../src/sync/lakeState';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import { runDq, type CliRun } from '../../support/cliHarness';
-import { S3TestServer } from '../../support/s3Server';
+import { S3FaultProxy, S3TestServer } from '../../support/s3Server';
 
 const NAMESPACE = 'canvas';
 const TABLE = 'users';
@@ -36,24 +38,24 @@ describe('dq sync --to s3://', function () {
   /** An object of the bucket as s3rver keeps it (undefined when there is none). */
   const objectFile = (url: string): string | undefined => s3.objectFile(url.replace(/^s3:\/\/dq-lake\//, ''));
 
-  async function stateOf(): Promise<LakeState> {
-    const file = objectFile(`${LAKE}/${NAMESPACE}/${TABLE}/_dq/state.json`);
+  async function stateOf(lake = LAKE): Promise<LakeState> {
+    const file = objectFile(`${lake}/${NAMESPACE}/${TABLE}/_dq/state.json`);
     assert.ok(file, 'the table has a state');
     return JSON.parse(await fs.readFile(file, 'utf8')) as LakeState;
   }
 
-  async function manifest(): Promise<string[]> {
-    const file = objectFile(`${LAKE}/${NAMESPACE}/${TABLE}/_symlink_format_manifest/manifest`);
+  async function manifest(lake = LAKE): Promise<string[]> {
+    const file = objectFile(`${lake}/${NAMESPACE}/${TABLE}/_symlink_format_manifest/manifest`);
     assert.ok(file, 'the table has a manifest');
     return (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean);
   }
 
   /** The key values and row count of the lake table (its manifest's files) and of the DuckDB table, read by DuckDB. */
-  async function compare(database: string): Promise<{ lake: string[]; duckdb: string[] }> {
-    const state = await stateOf();
+  async function compare(database: string, lakeUrl = LAKE): Promise<{ lake: string[]; duckdb: string[] }> {
+    const state = await stateOf(lakeUrl);
     const keys = state.columns.filter((c) => c.key);
     assert.ok(keys.length > 0, 'key columns');
-    const files = (await manifest()).map((url) => {
+    const files = (await manifest(lakeUrl)).map((url) => {
       const file = objectFile(url);
       assert.ok(file, `the manifest lists ${url}, which is in the bucket`);
       return file;
@@ -137,6 +139,39 @@ describe('dq sync --to s3://', function () {
     assert.equal(athena.code, 0, athena.stderr);
     assert.ok(athena.stdout.includes(`LOCATION '${LAKE}/${NAMESPACE}/${TABLE}/_symlink_format_manifest/'`), athena.stdout);
     assert.deepEqual((await fs.readdir(path.join(s3.folder, 'dq-lake'), { recursive: true })).sort(), before, 'nothing written');
+  });
+
+  it('a run stopped between its state and its manifest: readers keep the previous files, all there; the next run writes the manifest and ends equal, nothing left over', async () => {
+    const lake = `${LAKE}-faults`;
+    const proxy = await S3FaultProxy.start(s3.url);
+    try {
+      const until = new Date(Date.now() - 3 * 86_400_000).toISOString();
+      const first = await dq(['sync', NAMESPACE, TABLE, '--to', lake, '--s3-endpoint', proxy.url, '--until', until]);
+      assert.equal(first.code, 0, first.stderr);
+      const before = await manifest(lake);
+      proxy.faults.refuseWritesTo = /_symlink_format_manifest\/manifest$/;
+      const stopped = await dq(['sync', NAMESPACE, TABLE, '--to', lake, '--s3-endpoint', proxy.url]);
+      assert.notEqual(stopped.code, 0, 'the run fails');
+      assert.match(stopped.stdout, /the state was written but its manifest was not .*Access was denied/, `saying what it could not write: ${stopped.stdout}`);
+      assert.deepEqual(await manifest(lake), before, 'readers keep the previous files');
+      for (const url of before) assert.ok(objectFile(url), `${url}, which the manifest lists, is there`);
+      proxy.faults.refuseWritesTo = undefined;
+      const again = await dq(['sync', NAMESPACE, TABLE, '--to', lake, '--s3-endpoint', proxy.url, '--json']);
+      assert.equal(again.code, 0, again.stderr);
+      const state = await stateOf(lake);
+      assert.deepEqual(await manifest(lake), state.files.map((f) => `s3://dq-lake/${f.key}`), 'the manifest is the state\'s files');
+      const reference = await dq(['sync', NAMESPACE, TABLE, '--to', 'faults-ref.duckdb', '--until', state.point, '--json']);
+      assert.equal(reference.code, 0, reference.stderr);
+      const both = await compare(path.join(tmp, 'faults-ref.duckdb'), lake);
+      assert.deepEqual(both.lake, both.duckdb, 'equal to the table at the state\'s point');
+      const known = new Set([...state.files.map((f) => f.key), ...state.retired.map((f) => f.key)]);
+      const folder = path.join(s3.folder, 'dq-lake', 'warehouse-faults', NAMESPACE, TABLE, 'data');
+      const objects = (await fs.readdir(folder)).filter((f) => f.endsWith('._S3rver_object')).map((f) => `warehouse-faults/${NAMESPACE}/${TABLE}/data/${f.replace(/\._S3rver_object$/, '')}`);
+      assert.ok(objects.length > 0);
+      for (const key of objects) assert.ok(known.has(key), `${key} is the table's or retired`);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   it('a bucket that does not exist is one clear line, and no run prints a credential', async () => {
