@@ -105,7 +105,9 @@ function columnLines(c: ColumnProfile): string[] {
   const distinct = `${c.distinctApproximate ? 'about ' : ''}${count(c.distinct)} distinct`;
   const nonFinite = c.nonFinite ? `, ${count(c.nonFinite)} NaN or infinite` : '';
   lines.push(`  ${count(c.count)} values, ${count(c.nulls)} NULL, ${distinct}${nonFinite}`);
-  if (c.min !== null || c.max !== null) lines.push(`  ${c.histogram && c.type === 'date-time' ? 'earliest' : 'min'} ${shown(c.min)}, ${c.histogram && c.type === 'date-time' ? 'latest' : 'max'} ${shown(c.max)}`);
+  // times have a histogram but no quartiles
+  const times = c.histogram !== undefined && c.quantiles === undefined;
+  if (c.min !== null || c.max !== null) lines.push(`  ${times ? 'earliest' : 'min'} ${shown(c.min)}, ${times ? 'latest' : 'max'} ${shown(c.max)}`);
   if (c.mean !== undefined && c.quantiles) lines.push(`  mean ${round(c.mean)}, quartiles ${round(c.quantiles.p25)} / ${round(c.quantiles.p50)} / ${round(c.quantiles.p75)} (approximate)`);
   if (c.histogram && c.histogram.length > 0) {
     const most = Math.max(...c.histogram.map((b) => b.count));

@@ -95,6 +95,9 @@ describe('dq profile', function () {
     const unknown = await runDq(['profile', folder, '--columns', 'nope']);
     assert.equal(unknown.code, EXIT.usage, unknown.stderr);
     assert.match(unknown.stderr, /^dq: usage: The result has no column "nope"/);
+    const where = await runDq(['profile', folder, '--where', '"key.id" >']);
+    assert.equal(where.code, EXIT.usage, where.stderr);
+    assert.match(where.stderr, /^dq: usage: .*WHERE/);
     const missing = await runDq(['profile', path.join(results.dir, 'not-there')]);
     assert.equal(missing.code, EXIT.io, missing.stderr);
     assert.match(missing.stderr, /not-there does not exist/);
