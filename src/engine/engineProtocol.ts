@@ -33,7 +33,7 @@ export interface ColumnProfile {
   type: string;
   count: number;
   nulls: number;
-  /** the distinct values among `count`: exact up to 100,000, beyond that an estimate (`distinctApproximate`) */
+  /** the distinct values among `count`: exact for text no longer than PROFILE_CHARS, enums and booleans, and for others up to 100,000; beyond that an estimate (`distinctApproximate`) */
   distinct: number;
   /** `distinct` is an estimate (HyperLogLog: typically within 20%) */
   distinctApproximate: boolean;

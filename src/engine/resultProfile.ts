@@ -1,11 +1,10 @@
-// Column profiles of an open result's view: per column its values, NULLs, approximate distinct
-// values, least and greatest, and by kind the mean, quartiles and histogram (numbers), the
-// earliest, latest and histogram (times), or the most common values (text, enums, booleans and
-// the rest). The profile waits for the result's copy (copyScheduler.ts) and reads the copy,
+// Column profiles of an open result's view: per column its values, NULLs, distinct values,
+// least and greatest, and by kind the mean, quartiles and histogram (numbers), the earliest,
+// latest and histogram (times), or the most common values (text, enums, booleans and the rest). The profile waits for the result's copy (copyScheduler.ts) and reads the copy,
 // column by column, each column's profile sent as a part of the answer as soon as it is done.
-// Every figure is a DuckDB aggregate (HyperLogLog distinct, exact below EXACT_DISTINCT_UP_TO;
-// t-digest quartiles; grouped counts of values cut to PROFILE_CHARS), so memory does not grow
-// with the result's size.
+// Every figure is a DuckDB aggregate (distinct values counted as text is grouped, else by
+// their hashes up to EXACT_DISTINCT_UP_TO, else estimated by HyperLogLog; t-digest quartiles;
+// grouped counts of values cut to PROFILE_CHARS), so memory does not grow with the result's size.
 
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EngineError } from './engineErrors';
@@ -119,8 +118,11 @@ export async function profileColumn(conn: DuckDBConnection, rows: BoundSql, colu
   const [, values, distinct, min, max] = stats;
   const count = Number(values);
   const estimate = Math.min(Number(distinct), count);
-  // few enough to count exactly in little memory: each value's 64-bit hash, once
-  const exact = estimate <= EXACT_DISTINCT_UP_TO ? Number(await first(conn, { sql: `SELECT count(DISTINCT hash(v)) FILTER (WHERE v IS NOT NULL) ${from}`, params: rows.params })) : undefined;
+  // text, enums and booleans are grouped for their top values: without a value cut, the groups are the distinct values
+  const top = numeric || kind === 'time' ? undefined : await topValues(conn, from, rows.params, kind);
+  // else few enough to count exactly in little memory: each value's 64-bit hash, once
+  const exact =
+    top?.groups ?? (estimate <= EXACT_DISTINCT_UP_TO ? Number(await first(conn, { sql: `SELECT count(DISTINCT hash(v)) FILTER (WHERE v IS NOT NULL) ${from}`, params: rows.params })) : undefined);
   const profile: ColumnProfile = {
     name: column.name,
     type: column.type,
@@ -140,8 +142,8 @@ export async function profileColumn(conn: DuckDBConnection, rows: BoundSql, colu
       profile.quantiles = { p25: quartiles[0], p50: quartiles[1], p75: quartiles[2] };
     }
     profile.histogram = lo === null || hi === null ? [] : await histogram(conn, from, rows.params, kind, lo, hi);
-  } else {
-    profile.top = await topValues(conn, from, rows.params, kind);
+  } else if (top) {
+    profile.top = top.values;
   }
   return profile;
 }
@@ -192,10 +194,17 @@ async function timeEdges(conn: DuckDBConnection, edges: number[]): Promise<strin
   return row.map((text) => isoTime(String(text)));
 }
 
-/** The PROFILE_TOP most common values, most common first (ties in the values' order). */
-async function topValues(conn: DuckDBConnection, from: string, params: string[], kind: Kind): Promise<NonNullable<ColumnProfile['top']>> {
+/**
+ * The PROFILE_TOP most common values, most common first (ties in the values' order), and how
+ * many values there are when no value was cut (the groups are then the distinct values).
+ */
+async function topValues(conn: DuckDBConnection, from: string, params: string[], kind: Kind): Promise<{ values: NonNullable<ColumnProfile['top']>; groups?: number }> {
   const value = kind === 'boolean' ? 'v' : `left(CAST(v AS VARCHAR), ${PROFILE_CHARS})`;
   const cut = kind === 'boolean' ? 'false' : `bool_or(length(CAST(v AS VARCHAR)) > ${PROFILE_CHARS})`;
-  const sql = `SELECT ${value} AS value, count(*) AS n, ${cut} ${from} WHERE v IS NOT NULL GROUP BY value ORDER BY n DESC, value LIMIT ${PROFILE_TOP}`;
-  return (await readRows(conn, sql, params)).map(([v, n, wasCut]) => (wasCut === true ? { value: v, count: Number(n), cut: true } : { value: v, count: Number(n) }));
+  const grouped = `SELECT ${value} AS value, count(*) AS n, ${cut} AS cut ${from} WHERE v IS NOT NULL GROUP BY value`;
+  const sql = `SELECT value, n, cut, count(*) OVER (), bool_or(cut) OVER () FROM (${grouped}) ORDER BY n DESC, value LIMIT ${PROFILE_TOP}`;
+  const rows = await readRows(conn, sql, params);
+  const values = rows.map(([v, n, wasCut]) => (wasCut === true ? { value: v, count: Number(n), cut: true as const } : { value: v, count: Number(n) }));
+  if (rows.length === 0) return { values, groups: 0 };
+  return { values, groups: rows[0][4] === true ? undefined : Number(rows[0][3]) };
 }
