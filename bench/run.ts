@@ -17,12 +17,13 @@ import { lakeFigure } from './figures/lake';
 import { limiterFigure } from './figures/limiter';
 import { pollingFigure } from './figures/polling';
 import { previewFigure } from './figures/preview';
+import { profileFigure } from './figures/profile';
 import { schemasFigure } from './figures/schemas';
 import { syncFigure } from './figures/sync';
 import { syncAllFigure } from './figures/syncAll';
 import { markdownTable, textTable, type FigureResult, type Results } from './report';
 
-const FIGURES: Figure[] = [downloadFigure, limiterFigure, pollingFigure, extensionFigure, previewFigure, schemasFigure, syncFigure, syncAllFigure, lakeFigure];
+const FIGURES: Figure[] = [downloadFigure, limiterFigure, pollingFigure, extensionFigure, previewFigure, profileFigure, schemasFigure, syncFigure, syncAllFigure, lakeFigure];
 
 /** Figures of features that do not exist yet: each becomes a module in FIGURES when it lands. */
 const NOT_BUILT_YET: { name: string; title: string }[] = [

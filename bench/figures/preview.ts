@@ -332,7 +332,7 @@ async function timedMs(work: () => Promise<unknown>): Promise<number> {
  * afterwards. Its files are deflated (gzip level 6, the emulator's default): the engine
  * decompresses whatever it reads.
  */
-async function download(ctx: BenchContext, name: string, size: Size): Promise<Downloaded> {
+export async function download(ctx: BenchContext, name: string, size: Size): Promise<Downloaded> {
   ctx.log(`preview: generating and downloading the ${name} result (${size.mib} MiB in ${size.objects} objects)`);
   const result = await prepareResult({ ...size, gzipLevel: 6, cacheDir: join(ctx.scratch, `preview-emulator-${name}`) });
   const dir = join(ctx.scratch, `preview-${name}`);
@@ -352,11 +352,11 @@ async function download(ctx: BenchContext, name: string, size: Size): Promise<Do
 }
 
 /** DuckDB's own reader over the files, types inferred, as a person would write it. */
-function reader(source: ResultSource): string {
+export function reader(source: ResultSource): string {
   return `read_json([${source.paths.map(quoteString).join(', ')}], format = 'newline_delimited', compression = 'gzip')`;
 }
 
-async function bare(ctx: BenchContext, sql: string, memoryLimit?: string): Promise<Bare> {
+export async function bare(ctx: BenchContext, sql: string, memoryLimit?: string): Promise<Bare> {
   const probe = join(__dirname, '..', 'support', 'duckdbProbe.js');
   const temp = join(ctx.scratch, 'duckdb-probe');
   await mkdir(temp, { recursive: true });

@@ -17,6 +17,7 @@ import { GLOBAL_OPTIONS } from './globalOptions';
 import { CANCELLED_TEXT, JobStageError, jobFollowUp, sentence } from './jobFollowUp';
 import { nearestName } from './nearestName';
 import { isOutputClosed } from './outputStreams';
+import { profileCommand } from './profileCommand';
 import { downloadCommand, queryCommand } from './queryCommands';
 import { syncCommand, syncStatusCommand } from './syncCommands';
 import { terminalLine } from './terminalLine';
@@ -31,6 +32,7 @@ const COMMANDS: readonly CommandSpec[] = [
   waitCommand,
   downloadCommand,
   urlsCommand,
+  profileCommand,
   syncCommand,
   syncStatusCommand,
   emulatorCommand,

@@ -24,7 +24,9 @@ import type {
   Method,
   OpenedResult,
   Page,
+  ColumnProfile,
   RequestParams,
+  ResultProfile,
   RequestResults,
   ResultColumn,
   ResultSource,
@@ -61,10 +63,20 @@ export interface EngineOptions {
   execPath?: string;
 }
 
+export interface ProfileOptions {
+  /** the columns to profile, by name (default all) */
+  columns?: string[];
+  /** each column's profile as it is done */
+  onColumn?: (column: ColumnProfile) => void;
+  /** rows of the result copied so far, while the profile waits for its copy */
+  onRows?: (rows: number) => void;
+}
+
 interface Pending {
   resolve(value: unknown): void;
   reject(err: EngineError): void;
   onProgress?: (rows: number) => void;
+  onPart?: (value: unknown) => void;
   cleanup(): void;
   /** the caller cancelled it: a process stopped under it answers it as cancelled */
   signal?: AbortSignal;
@@ -142,6 +154,26 @@ export class EngineClient {
   async count(handle: string, view: View, signal?: AbortSignal): Promise<number> {
     await this.reopen(handle, signal);
     return this.call('count', { handle, view }, signal);
+  }
+
+  /**
+   * Column profiles of a view (all columns, or those named): `onColumn` gets each column's as
+   * it is done, `onRows` the rows copied while the result's copy is made, which a profile waits for.
+   */
+  async profile(handle: string, view: View, options: ProfileOptions = {}, signal?: AbortSignal): Promise<ResultProfile> {
+    await this.reopen(handle, signal);
+    const params = options.columns ? { handle, view, columns: options.columns } : { handle, view };
+    return this.call('profile', params, signal, options.onRows, options.onColumn as ((value: unknown) => void) | undefined);
+  }
+
+  /** The profile of files not open in a preview: opened for it, and closed again however it ends. */
+  async profileFiles(source: ResultSource, view: View, options: ProfileOptions = {}, signal?: AbortSignal): Promise<ResultProfile> {
+    const { handle } = await this.open(source, signal);
+    try {
+      return await this.profile(handle, view, options, signal);
+    } finally {
+      await this.closeHandle(handle).catch(() => undefined);
+    }
   }
 
   /** With `database`, the statement runs on that database file, attached read-only for it alone. */
@@ -278,12 +310,18 @@ export class EngineClient {
     this.opened.add(handle);
   }
 
-  private async call<M extends Method>(method: M, params: RequestParams[M], signal?: AbortSignal, onProgress?: (rows: number) => void): Promise<RequestResults[M]> {
+  private async call<M extends Method>(
+    method: M,
+    params: RequestParams[M],
+    signal?: AbortSignal,
+    onProgress?: (rows: number) => void,
+    onPart?: (value: unknown) => void,
+  ): Promise<RequestResults[M]> {
     if (this.disposed) throw new EngineError('cancelled', 'The SQL engine was shut down.');
     if (signal?.aborted) throw cancelledError();
     clearTimeout(this.idleTimer);
     const child = await this.ready();
-    return this.request(child, method, params, signal, onProgress);
+    return this.request(child, method, params, signal, onProgress, onPart);
   }
 
   private request<M extends Method>(
@@ -292,6 +330,7 @@ export class EngineClient {
     params: RequestParams[M],
     signal?: AbortSignal,
     onProgress?: (rows: number) => void,
+    onPart?: (value: unknown) => void,
   ): Promise<RequestResults[M]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -305,7 +344,7 @@ export class EngineClient {
         clearTimeout(stuck);
         signal?.removeEventListener('abort', onAbort);
       };
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, cleanup, signal });
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, onPart, cleanup, signal });
       this.post(child, { type: 'request', id, method, params });
       if (signal?.aborted) onAbort();
     });
@@ -395,6 +434,10 @@ export class EngineClient {
     if (!pending) return;
     if (message.type === 'progress') {
       pending.onProgress?.(message.rows);
+      return;
+    }
+    if (message.type === 'part') {
+      pending.onPart?.(message.value);
       return;
     }
     this.pending.delete(message.id);

@@ -104,6 +104,10 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
       const p = params as RequestParams['prepare'];
       return engine.prepare(work, p.handle, p.source);
     }
+    case 'profile': {
+      const p = params as RequestParams['profile'];
+      return engine.profile(work, p.handle, p.view, p.columns);
+    }
     case 'configure':
       return engine.configure(params as RequestParams['configure']);
   }
@@ -138,7 +142,7 @@ async function main(): Promise<void> {
   const inFlight = new Map<number, Work>();
   const interrupters = new Map<number, NodeJS.Timeout>();
   const serve = async (id: number, method: keyof RequestParams, params: unknown): Promise<void> => {
-    const work: Work = { cancelled: false, progress: (rows) => send({ type: 'progress', id, rows }) };
+    const work: Work = { cancelled: false, progress: (rows) => send({ type: 'progress', id, rows }), part: (value) => send({ type: 'part', id, value }) };
     inFlight.set(id, work);
     try {
       send({ type: 'result', id, result: await dispatch(engine, work, method, params) });

@@ -14,6 +14,50 @@ export interface ResultColumn {
   key?: boolean;
 }
 
+/** How many buckets a profile's histogram has (fewer when the values are fewer). */
+export const PROFILE_BUCKETS = 20;
+/** How many of a column's most common values a profile names. */
+export const PROFILE_TOP = 10;
+/** Text values are cut to this many characters before a profile groups, orders or shows them. */
+export const PROFILE_CHARS = 200;
+
+/**
+ * One column's profile over a view's rows. `count` is its values that are not NULL; NaN and
+ * infinities (numbers, times) count as values and as distinct ones, but are left out of min,
+ * max, mean, quantiles and histogram and counted in `nonFinite`. Values are JSON-safe: whole
+ * numbers as numbers when exact, else as text; decimals as text; times as ISO 8601 text.
+ */
+export interface ColumnProfile {
+  name: string;
+  /** the readable type, as ResultColumn.type */
+  type: string;
+  count: number;
+  nulls: number;
+  /** the distinct values among `count`: exact for text no longer than PROFILE_CHARS, enums and booleans, and for others up to 100,000; beyond that an estimate (`distinctApproximate`) */
+  distinct: number;
+  /** `distinct` is an estimate (HyperLogLog: typically within 20%) */
+  distinctApproximate: boolean;
+  /** the least and greatest value (for times: the earliest and latest; text cut to PROFILE_CHARS) */
+  min: unknown;
+  max: unknown;
+  /** numbers: the mean of the finite values */
+  mean?: number;
+  /** numbers: approximate quartiles of the finite values */
+  quantiles?: { p25: number; p50: number; p75: number };
+  /** numbers and times: NaN and infinite values among `count` */
+  nonFinite?: number;
+  /** text, enums, booleans and other values: the PROFILE_TOP most common (text cut to PROFILE_CHARS, `cut` when some were longer) */
+  top?: { value: unknown; count: number; cut?: true }[];
+  /** numbers and times: PROFILE_BUCKETS equal buckets from min to max, the last one closed */
+  histogram?: { from: unknown; to: unknown; count: number }[];
+}
+
+export interface ResultProfile {
+  /** the view's rows */
+  rows: number;
+  columns: ColumnProfile[];
+}
+
 export type ResultFormat = 'jsonl' | 'csv' | 'tsv' | 'parquet';
 
 /** What to open: a job's files or loose files, read as one relation. */
@@ -145,6 +189,8 @@ export interface RequestParams {
   /** settings changed while the engine runs */
   configure: Partial<Pick<HostSettings, 'memoryLimitMb' | 'keptCopiesMb'>>;
   prepare: { handle: string; source: ResultSource };
+  /** each column profiled is sent as a `part` as it is done; the rows copied so far as `progress` meanwhile */
+  profile: { handle: string; view: View; columns?: string[] };
 }
 
 export interface RequestResults {
@@ -165,6 +211,7 @@ export interface RequestResults {
   configure: void;
   /** `kept`: the copy is kept now (false while a preview still has the result open: it is kept when that closes) */
   prepare: { rows: number; kept: boolean };
+  profile: ResultProfile;
 }
 
 export type Method = keyof RequestParams;
@@ -180,4 +227,6 @@ export type FromHost =
   | { type: 'failed'; kind: EngineErrorKind; message: string }
   | { type: 'result'; id: number; result: unknown }
   | { type: 'error'; id: number; kind: EngineErrorKind; message: string }
-  | { type: 'progress'; id: number; rows: number };
+  | { type: 'progress'; id: number; rows: number }
+  /** a piece of a request's answer ready before the whole (a profile's column) */
+  | { type: 'part'; id: number; value: unknown };

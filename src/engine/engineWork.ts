@@ -9,6 +9,8 @@ export interface Work {
   running?: DuckDBConnection;
   cancelled: boolean;
   progress(rows: number): void;
+  /** sends a piece of the answer ready before the whole */
+  part?(value: unknown): void;
 }
 
 /** Runs a task on a connection of its own (`run` of the engine's parts). */

@@ -9,7 +9,8 @@
 // - consoleViews.ts and consoleStatements.ts: the SQL console's views and statements
 //   (consoleRows.ts keeps a statement's rows);
 // - attachedDatabases.ts: database files (synced databases) attached for the statements that use them;
-// - resultExport.ts: exports to CSV and Parquet.
+// - resultExport.ts: exports to CSV and Parquet;
+// - resultProfile.ts: column profiles of a result's view.
 // Files opened without their table's schema are read as text (sourcePlan.ts). DuckDB reads and
 // writes only in the engine's folder and the folders of the files opened (engineSettings.ts).
 
@@ -20,13 +21,14 @@ import { ConsoleStatements } from './consoleStatements';
 import { ConsoleViews } from './consoleViews';
 import { CopyScheduler } from './copyScheduler';
 import { DamageChecks } from './damageChecks';
-import type { AttachedDatabase, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultSource, SqlPage, View } from './engineProtocol';
+import type { AttachedDatabase, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultProfile, ResultSource, SqlPage, View } from './engineProtocol';
 import { workRunner, type RunWork, type Work } from './engineWork';
 import { FileEnds } from './fileEnds';
 import { FilePages } from './filePages';
 import type { KeptCopies } from './keptCopies';
 import { ResultExport } from './resultExport';
 import { planResult } from './resultPlan';
+import { profileResult } from './resultProfile';
 import { ResultReader } from './resultReader';
 import { UnpackedFiles } from './unpackedFiles';
 
@@ -40,6 +42,7 @@ export class ResultEngine {
   private readonly views: ConsoleViews;
   private readonly statements: ConsoleStatements;
   private readonly exporter: ResultExport;
+  private readonly copies: CopyScheduler;
 
   constructor(
     private readonly db: DuckDBInstance,
@@ -55,7 +58,7 @@ export class ResultEngine {
     const databases = new AttachedDatabases(db, log);
     this.consoleRows = new ConsoleRows({ db, statementKinds, onDatabase: (conn, database, task) => databases.onDatabase(conn, database, task) });
     const checks = new DamageChecks(ends);
-    const copies = new CopyScheduler(db, checks, log, () => this.reader.openResults());
+    const copies = (this.copies = new CopyScheduler(db, checks, log, () => this.reader.openResults()));
     const filePages = new FilePages(checks, copies, log);
     const catalogLock = <T>(task: () => Promise<T>): Promise<T> => databases.oneAtATime(task);
     this.reader = new ResultReader({ db, workDir, log, kept, run: this.run, unpacker: this.unpacker, checks, copies, filePages, catalogLock });
@@ -88,6 +91,11 @@ export class ResultEngine {
 
   count(work: Work, id: string, view: View): Promise<number> {
     return this.reader.count(work, id, view);
+  }
+
+  /** Column profiles of a view, each sent as a part of the answer as it is done (resultProfile.ts). */
+  profile(work: Work, id: string, view: View, columns?: string[]): Promise<ResultProfile> {
+    return profileResult({ run: this.run, copies: this.copies }, work, this.reader.result(id), view, columns);
   }
 
   closeHandle(id: string): Promise<void> {

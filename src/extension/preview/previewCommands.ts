@@ -1,5 +1,6 @@
 // The preview's commands: `dataQuery.previewResult` (a job, files or a file URI in the grid),
-// `dataQuery.exportResult` (a preview's rows or a whole job to CSV or Parquet), the SQL
+// `dataQuery.exportResult` (a preview's rows or a whole job to CSV or Parquet),
+// `dataQuery.profileResult` (each column's profile of a preview's view or of files), the SQL
 // console's commands, and the custom editor for result files. Driven by an argument object,
 // a command asks nothing, resolves with its result and rejects with what to do; from a menu or
 // the palette, failures are shown as a notification.
@@ -9,12 +10,13 @@ import * as vscode from 'vscode';
 import { DqError } from '../../client/errors';
 import { isRecord } from '../../core/isRecord';
 import type { Logger } from '../../core/logger';
-import type { ResultSource } from '../../engine/engineProtocol';
+import type { ResultProfile, ResultSource, View } from '../../engine/engineProtocol';
 import { presentError, userError } from '../ui/presentError';
 import { revealFile } from '../ui/revealFile';
 import type { DownloadedJobsProvider } from './downloadedJobs';
 import { exportWithProgress, pickExportFormat, pickExportPath, type ExportResult } from './exportResult';
 import { PreviewPanel } from './previewPanel';
+import { profileOptions, profileWithProgress, showProfile, type ProfileArgs, type ProfileEngine } from './profileResult';
 import { PreviewPanels } from './previewPanels';
 import { fileTarget, filesTarget, resolvePreviewTarget, sourceOf, type PreviewTarget } from './previewTargets';
 import { registerResultEditor } from './resultEditor';
@@ -24,9 +26,10 @@ import { Commands } from '../ui/ids';
 
 export const PREVIEW_RESULT_COMMAND = Commands.previewResult;
 export const EXPORT_RESULT_COMMAND = Commands.exportResult;
+export const PROFILE_RESULT_COMMAND = Commands.profileResult;
 
 export interface PreviewDeps {
-  engine: ConsoleEngine;
+  engine: ConsoleEngine & ProfileEngine;
   /** the downloaded jobs (previews by job, the console's views) */
   jobs: DownloadedJobsProvider;
   extensionUri: vscode.Uri;
@@ -97,6 +100,27 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     }
   };
 
+  const profileResult = async (arg?: ProfileArgs & Record<string, unknown>): Promise<ResultProfile | undefined> => {
+    try {
+      const options = profileOptions(arg);
+      const target = resolvePreviewTarget(arg, jobs);
+      const panel = panels.active();
+      const fromPanel = target ? undefined : panel?.exportTarget();
+      if (!target && !(fromPanel && 'handle' in fromPanel)) {
+        throw new DqError('usage', fromPanel ? 'A SQL statement\'s rows cannot be profiled.' : 'There is no result to profile.', {
+          hint: 'Open a preview of result files, or pass {paths: [...]} or {connection, jobId}.',
+        });
+      }
+      const title = target?.name ?? panel?.state().title ?? 'result';
+      const subject = target ? { source: await sourceOf(target) } : { handle: (fromPanel as { handle: string }).handle, view: (fromPanel as { view?: View }).view ?? {} };
+      const profile = await profileWithProgress(engine, subject, options, title);
+      if (!isArgumentObject(arg)) await showProfile(profile);
+      return profile;
+    } catch (err) {
+      return failed(arg, 'Profile', err);
+    }
+  };
+
   const showFile = (webviewPanel: vscode.WebviewPanel, file: vscode.Uri): void => {
     const name = path.basename(file.path);
     const opening =
@@ -110,6 +134,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     panels,
     vscode.commands.registerCommand(PREVIEW_RESULT_COMMAND, previewResult),
     vscode.commands.registerCommand(EXPORT_RESULT_COMMAND, exportResult),
+    vscode.commands.registerCommand(PROFILE_RESULT_COMMAND, profileResult),
     registerResultEditor(showFile),
     ...consoles.register(),
   ];

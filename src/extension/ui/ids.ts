@@ -27,6 +27,7 @@ export const Commands = {
   showLog: 'dataQuery.showLog',
   previewResult: 'dataQuery.previewResult',
   exportResult: 'dataQuery.exportResult',
+  profileResult: 'dataQuery.profileResult',
   openSqlConsole: 'dataQuery.openSqlConsole',
   runSqlStatement: 'dataQuery.runSqlStatement',
   syncTable: 'dataQuery.syncTable',
