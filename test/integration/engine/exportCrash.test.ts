@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { EngineClient } from '../../../src/engine/engineClient';
 import { isEngineError } from '../../../src/engine/engineErrors';
-import { exportsBeingWritten, SampleResults } from './sampleResults';
+import { exportsBeingWritten, sampleEngine, type SampleResults } from './sampleResults';
 
 /** Rows enough for minutes of writing: the engine dies while the file grows. */
 const ENDLESS_ROWS = "SELECT x, repeat('y', 200) AS filler FROM range(10000000000) t(x)";
@@ -17,15 +17,7 @@ describe('engine: an export whose engine dies mid-write', function () {
   let results: SampleResults;
   let engine: EngineClient;
 
-  before(async () => {
-    results = await SampleResults.start();
-    engine = results.engine();
-  });
-
-  after(async () => {
-    await engine.dispose();
-    await results.close();
-  });
+  sampleEngine((r, e) => ([results, engine] = [r, e]));
 
   /** The files in the results' folder whose names hold `name`. */
   const filesOf = async (name: string): Promise<string[]> => (await fs.readdir(results.dir)).filter((f) => f.includes(name)).sort();

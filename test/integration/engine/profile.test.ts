@@ -7,7 +7,7 @@ import { FORMATS } from '../../../src/core/contract';
 import type { EngineClient } from '../../../src/engine/engineClient';
 import { isEngineError } from '../../../src/engine/engineErrors';
 import { PROFILE_CHARS, type ColumnProfile, type EngineErrorKind, type ResultColumn, type ResultProfile, type View } from '../../../src/engine/engineProtocol';
-import { SampleResults } from './sampleResults';
+import { sampleEngine, type SampleResults } from './sampleResults';
 
 const ALL = 1_000_000;
 
@@ -75,15 +75,7 @@ describe('engine: column profiles', function () {
   let results: SampleResults;
   let engine: EngineClient;
 
-  before(async () => {
-    results = await SampleResults.start();
-    engine = results.engine();
-  });
-
-  after(async () => {
-    await engine.dispose();
-    await results.close();
-  });
+  sampleEngine((r, e) => ([results, engine] = [r, e]));
 
   async function checkProfile(paths: string[], view: View, label: string, source: Partial<Parameters<EngineClient['open']>[0]> = {}): Promise<ResultProfile> {
     const opened = await engine.open({ paths, ...source });

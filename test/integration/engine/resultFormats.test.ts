@@ -3,7 +3,7 @@ import { FORMATS } from '../../../src/core/contract';
 import { COMMIT_INTERVAL_MS } from '../../../src/emulator/sampleData/changeHistory';
 import type { EngineClient } from '../../../src/engine/engineClient';
 import type { ResultColumn } from '../../../src/engine/engineProtocol';
-import { SampleResults, comparable, csvHeader, expectedRow, jsonlRecords } from './sampleResults';
+import { sampleEngine, type SampleResults, comparable, csvHeader, expectedRow, jsonlRecords } from './sampleResults';
 
 const BY_KEY = { sort: [{ column: 'key.id', descending: false }] };
 const ALL = 100_000;
@@ -21,15 +21,7 @@ describe('engine: result files of every format', function () {
   let results: SampleResults;
   let engine: EngineClient;
 
-  before(async () => {
-    results = await SampleResults.start();
-    engine = results.engine();
-  });
-
-  after(async () => {
-    await engine.dispose();
-    await results.close();
-  });
+  sampleEngine((r, e) => ([results, engine] = [r, e]));
 
   // accounts: a free object; users: int32, a fixed object, $ref'd enum and timestamps;
   // courses: numbers, arrays, a $defs object; submissions: a oneOf of text and object.

@@ -127,3 +127,21 @@ export function craftedResult(prefix: string, records: () => string[]): { readon
   });
   return made;
 }
+
+/**
+ * For a suite (call inside `describe`): the emulator's sample results and an engine over them,
+ * started before its tests, handed to `take`, and stopped after them.
+ */
+export function sampleEngine(take: (results: SampleResults, engine: EngineClient) => void, options: Partial<EngineOptions> = {}): void {
+  let results: SampleResults | undefined;
+  let engine: EngineClient | undefined;
+  before(async () => {
+    results = await SampleResults.start();
+    engine = results.engine(options);
+    take(results, engine);
+  });
+  after(async () => {
+    await engine?.dispose();
+    await results?.close();
+  });
+}

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { EngineClient } from '../../../src/engine/engineClient';
-import { SampleResults, expectedRow, jsonlRecords, type DownloadedResult } from './sampleResults';
+import { sampleEngine, type SampleResults, expectedRow, jsonlRecords, type DownloadedResult } from './sampleResults';
 
 const ALL = 100_000;
 
@@ -17,15 +17,7 @@ describe('engine: empty objects and gzip Parquet among a result\'s files', funct
   let results: SampleResults;
   let engine: EngineClient;
 
-  before(async () => {
-    results = await SampleResults.start();
-    engine = results.engine();
-  });
-
-  after(async () => {
-    await engine.dispose();
-    await results.close();
-  });
+  sampleEngine((r, e) => ([results, engine] = [r, e]));
 
   async function write(name: string, bytes: Buffer): Promise<string> {
     const file = path.join(results.dir, name);
