@@ -26,9 +26,13 @@ interface Proc {
 }
 
 /** One process's view: its own ledger object and limiter over the shared folder. */
+/** Every ledger of the test under way: their writes end before its folder is removed. */
+const ledgers: RateLedger[] = [];
+
 function proc(clock: FakeClock, folder: string, createJob = 2, extra: { lockWaitMs?: number } = {}): Proc {
   const logger = new MemoryLogger();
   const ledger = new RateLedger({ folder, baseUrl: BASE, clientId: async () => CLIENT, clock, logger, ...extra });
+  ledgers.push(ledger);
   const limiter = new OperationLimiter({ limits: { ...DEFAULT_RATE_LIMITS, createJob }, windowMs: WINDOW, maxPauseMs: 120_000, clock, logger, shared: ledger });
   return { ledger, limiter, logger };
 }
@@ -107,7 +111,11 @@ describe('the machine-wide rate ledger', function () {
     folder = mkdtempSync(path.join(os.tmpdir(), 'dq-ledger-'));
     clock = new FakeClock();
   });
-  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+  afterEach(async () => {
+    // an answer's record is written after the call that gave it returned
+    for (const ledger of ledgers.splice(0)) await ledger.idle().catch(() => undefined);
+    rmSync(folder, { recursive: true, force: true });
+  });
 
   it('two processes share one window: the second waits for the first start to age out, then goes', async () => {
     const a = proc(clock, folder);
