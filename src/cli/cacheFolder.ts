@@ -4,13 +4,14 @@
 // A folder that cannot be written to is reported once, and the command goes on without it.
 
 import { readFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isDqError } from '../client/errors';
 import { asLocalIoError } from '../client/localIoError';
 import type { CacheStorage } from '../core/schemaCache';
 import { sanitizeFileName, shortHash } from '../core/paths';
+import { makeFolder } from '../core/makeFolder';
 
 export function cacheFolder(env: NodeJS.ProcessEnv): string {
   if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'dq');
@@ -47,7 +48,7 @@ export class FileCacheStorage implements CacheStorage {
     const file = this.fileOf(key);
     const temporary = `${file}.${process.pid}.tmp`;
     try {
-      await mkdir(this.folder, { recursive: true, mode: 0o700 });
+      await makeFolder(this.folder, 0o700);
       await writeFile(temporary, JSON.stringify(value ?? null), { mode: 0o600 });
       await rename(temporary, file);
     } catch (err) {

@@ -35,6 +35,7 @@ import { fetchObject, type FetchSettings } from './objectFetch';
 import { ObjectFileSink } from './objectFileSink';
 import { commitStagedFiles, type StagedFile } from './stagedFiles';
 import type { DownloadedFile, DownloadOptions } from './types';
+import { makeFolder } from '../core/makeFolder';
 
 export interface ObjectDownloaderOptions extends Omit<FetchSettings, 'logger'> {
   logger?: Logger;
@@ -99,7 +100,7 @@ export class ObjectDownloader {
     const maxObjectBytes = limitOption('maxObjectBytes', opts.maxObjectBytes ?? this.options.maxObjectBytes ?? MAX_OBJECT_BYTES);
     this.checkObjectCount(job.id, objects.length, limitOption('maxObjects', opts.maxObjects ?? this.options.maxObjects ?? MAX_JOB_OBJECTS));
     const dir = path.resolve(opts.dir);
-    const createdFolder = await makeFolder(dir);
+    const createdFolder = await makeDownloadFolder(dir);
     const stop = new AbortController();
     const run: Run = {
       dir,
@@ -222,9 +223,9 @@ function workerCount(concurrency: number | undefined, objects: number): number {
 }
 
 /** Creates the folder; returns the first folder this created, if any, for cleaning up. */
-async function makeFolder(dir: string): Promise<string | undefined> {
+async function makeDownloadFolder(dir: string): Promise<string | undefined> {
   try {
-    return await fs.mkdir(dir, { recursive: true });
+    return await makeFolder(dir);
   } catch (err) {
     throw asLocalIoError(err, dir, 'create the download folder');
   }

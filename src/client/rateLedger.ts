@@ -31,6 +31,7 @@ import {
 } from './rateLedgerDoc';
 import { rateLedgerFile } from './rateLedgerFolder';
 import { errorCode } from './retryPolicy';
+import { makeFolder } from '../core/makeFolder';
 
 /** A lock folder untouched this long belongs to a process that is gone (or frozen). */
 export const LEDGER_LOCK_STALE_MS = 6_000;
@@ -209,7 +210,7 @@ export class RateLedger implements SharedBudget {
     }
     if (!this.folderReady) {
       try {
-        await fs.mkdir(this.folder, { recursive: true, mode: 0o700 });
+        await makeFolder(this.folder, 0o700);
         this.folderReady = true;
         void sweepOldLedgers(this.folder);
       } catch (err) {

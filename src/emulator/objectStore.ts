@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -17,6 +17,7 @@ import { writeParquetFile } from './parquetWriter';
 import { delimitedLine, headerLine, jsonlLine } from './recordFormats';
 import type { ChangeHistory } from './sampleData/changeHistory';
 import { flatColumns } from './sampleData/tableModel';
+import { makeFolder } from '../core/makeFolder';
 
 export interface StoredObject {
   path: string;
@@ -46,7 +47,7 @@ export class ObjectStore {
     const level = o.gzipLevel ?? 6;
     if (!Number.isInteger(level) || level < 0 || level > 9) throw new Error(`gzipLevel must be 0 to 9, not ${level}.`);
     const parent = o.cacheDir ?? tmpdir();
-    await mkdir(parent, { recursive: true });
+    await makeFolder(parent);
     return new ObjectStore(await mkdtemp(join(parent, 'dq-emulator-')), o.history, o.logger, level);
   }
 

@@ -2,7 +2,7 @@
 // away, only this process suffers), opens one in-memory database with extension downloads
 // off, and answers the engine client's requests over IPC (see engineProtocol.ts).
 
-import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { readdir, realpath, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadDuckDb, type DuckDbModule } from './duckdbModule';
 import { toEngineError } from './engineErrors';
@@ -12,6 +12,7 @@ import { ENGINE_SETTINGS, sandboxStatements } from './engineSettings';
 import type { Work } from './engineWork';
 import { ResultEngine } from './resultEngine';
 import { isProcessRunning } from '../core/processAlive';
+import { makeFolder } from '../core/makeFolder';
 
 const INTERRUPT_REPEAT_MS = 50;
 
@@ -30,13 +31,13 @@ const MISSING_LIBRARY_HINT =
 
 /** A private folder for spill files and converted results; folders of engines that died are removed. */
 async function prepareWorkDir(tempDir: string): Promise<string> {
-  await mkdir(tempDir, { recursive: true });
+  await makeFolder(tempDir);
   for (const name of await readdir(tempDir)) {
     const pid = /^engine-(\d+)$/.exec(name)?.[1];
     if (pid && !isProcessRunning(Number(pid))) await rm(join(tempDir, name), { recursive: true, force: true });
   }
   const dir = join(tempDir, `engine-${process.pid}`);
-  await mkdir(dir, { recursive: true });
+  await makeFolder(dir);
   return dir;
 }
 

@@ -7,9 +7,10 @@
 // pass the size budget.
 
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResultSource } from './engineProtocol';
+import { makeFolder } from '../core/makeFolder';
 
 /** Bumped when the layout of a copy changes, so older copies are not read (2: files without a schema are read as text). */
 const LAYOUT = 2;
@@ -67,7 +68,7 @@ export class KeptCopies {
     if (!this.enabled) return undefined;
     const path = this.pathOf(key);
     try {
-      await mkdir(this.dir, { recursive: true });
+      await makeFolder(this.dir);
       await rename(from, path);
       await rm(`${from}.wal`, { force: true });
       return path;

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { asLocalIoError } from '../client/localIoError';
 import { expandHome } from '../core/homeFolder';
 import { MAX_FILE_NAME_LENGTH, sanitizeFileName, shortHash } from '../core/paths';
+import { makeFolder } from '../core/makeFolder';
 
 export const LINKS_FOLDER = 'links';
 export const RESULTS_FOLDER_SETTING = 'dataQuery.download.folder';
@@ -82,7 +83,7 @@ export function resultsRootOf(places: ResultsPlaces): { root: string; ignoreInGi
  */
 export async function ensureResultsRoot(root: string, ignoreInGit: boolean): Promise<string> {
   const dir = path.resolve(root);
-  await step(dir, 'create the results folder', () => fs.mkdir(dir, { recursive: true }));
+  await step(dir, 'create the results folder', () => makeFolder(dir));
   // a folder that exists but takes no files fails here, naming the setting, not mid-download
   await step(dir, 'write to the results folder', () => fs.access(dir, fsConstants.W_OK));
   if (ignoreInGit) {

@@ -7,7 +7,7 @@
 // first use, so dq commands that never sync to DuckDB never load it.
 
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { mkdir } from 'node:fs/promises';
+
 import * as path from 'node:path';
 import { DqError, isDqError } from '../client/errors';
 import { loadDuckDb, type DuckDbModule } from '../engine/duckdbModule';
@@ -15,6 +15,7 @@ import { isEngineError } from '../engine/engineErrors';
 import { duckdbFailure } from './duckdbErrors';
 import { prepareMetaTable } from './duckdbMetaTable';
 import { whileFileHeld, type DuckdbLockOptions } from './duckdbTableLock';
+import { makeFolder } from '../core/makeFolder';
 
 export interface OpenDatabase {
   instance: DuckDBInstance;
@@ -83,7 +84,7 @@ export async function withConnection<T>(database: OpenDatabase, file: string, wh
 /** Opens the file, waiting a bounded time while another process holds it; creates (or brings up to date) the meta table. */
 async function openFile(file: string, o: DuckdbOpenOptions, signal?: AbortSignal): Promise<OpenDatabase> {
   const duckdb = duckdbModule();
-  if (!o.readOnly) await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  if (!o.readOnly) await makeFolder(path.dirname(file), 0o700);
   // insertion order kept (DuckDB's default, stated): a loaded record's rowid is its place in the files (duckdbSql.ts)
   const options: Record<string, string> = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', preserve_insertion_order: 'true' };
   if (o.readOnly) options.access_mode = 'READ_ONLY';

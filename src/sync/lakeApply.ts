@@ -12,7 +12,7 @@
 // into files of up to the largest size too.
 
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { DqError, isDqError } from '../client/errors';
@@ -45,6 +45,7 @@ import type { ObjectStore } from './objectStore';
 import { compareColumns } from './schemaChanges';
 import type { ApplyPlan, ApplyResult, TargetColumn } from './syncTarget';
 import { quoteIdent } from '../engine/sqlText';
+import { makeFolder } from '../core/makeFolder';
 
 const PARQUET = 'application/vnd.apache.parquet';
 
@@ -123,7 +124,7 @@ async function applyOnce(ctx: LakeApplyContext, plan: ApplyPlan): Promise<LakeAp
   }
   if (plan.kind === 'changes') checkChanges(name, plan, before);
   const columns = lakeColumnsOf(plan.table);
-  const dir = await mkdir(ctx.workDir, { recursive: true })
+  const dir = await makeFolder(ctx.workDir)
     .then(() => mkdtemp(path.join(ctx.workDir, `dq-lake-${ctx.run}-`)))
     .catch((err) => Promise.reject(asLocalIoError(err, ctx.workDir, 'make a work folder for the Parquet files')));
   const uploaded: string[] = [];

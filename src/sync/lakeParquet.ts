@@ -7,7 +7,7 @@
 // key, and which of those files really hold one.
 
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { cancelledError, DqError, isDqError } from '../client/errors';
 import { loadDuckDb } from '../engine/duckdbModule';
@@ -16,6 +16,7 @@ import { sqlTypeOf } from './duckdbSql';
 import { parquetName } from './lakeLayout';
 import type { LakeFile } from './lakeState';
 import type { TargetColumn, TargetTable } from './syncTarget';
+import { makeFolder } from '../core/makeFolder';
 
 /** A column as the lake writes it: its Parquet name, and the column it is read from in the staged records. */
 export interface LakeColumn {
@@ -57,7 +58,7 @@ export class LakeEngine {
 
   static async open(dir: string, what: string, memoryBytes: number, signal?: AbortSignal): Promise<LakeEngine> {
     const duckdb = loadDuckDb();
-    await mkdir(path.join(dir, 'spill'), { recursive: true });
+    await makeFolder(path.join(dir, 'spill'));
     const instance = await duckdb.DuckDBInstance.create(':memory:', {
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',

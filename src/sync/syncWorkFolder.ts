@@ -6,7 +6,7 @@
 // otherwise load as fewer rows without a word.
 
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,6 +14,7 @@ import { createGunzip } from 'node:zlib';
 import { cancelledError, DqError, isCancelled } from '../client/errors';
 import { asLocalIoError } from '../client/localIoError';
 import { isProcessRunning } from '../core/processAlive';
+import { makeFolder } from '../core/makeFolder';
 
 const PREFIX = 'dq-sync-';
 /** files checked at once */
@@ -27,7 +28,7 @@ const CHECK_CHUNK = 1024 * 1024;
 /** Makes a fresh work folder under `parent`, first removing those of processes that have ended. */
 export async function makeWorkFolder(parent: string): Promise<string> {
   try {
-    await mkdir(parent, { recursive: true });
+    await makeFolder(parent);
     await removeAbandoned(parent);
     return await mkdtemp(path.join(parent, `${PREFIX}${process.pid}-`));
   } catch (err) {

@@ -5,7 +5,7 @@
 // allowed it (see syncTargetConsent.ts): a run asks first or is refused, and its meta table is
 // not read before. Pure apart from the host it is given: no `vscode` import.
 
-import { mkdir } from 'node:fs/promises';
+
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { cancelledError, DqError, isDqError } from '../../client/errors';
@@ -17,6 +17,7 @@ import type { SyncedTablesModel } from './syncedTablesModel';
 import type { ConsentAnswer, ConsentQuestion, SyncTargetConsent } from './syncTargetConsent';
 import type { SyncTargetChoice } from './syncTargetSetting';
 import { failureReason } from './syncTexts';
+import { makeFolder } from '../../core/makeFolder';
 
 export interface SyncRequest {
   connection: string;
@@ -67,7 +68,7 @@ export class SyncService {
     model.useTarget(target.spec, target.label);
     const service = await this.deps.serviceFor(request.connection);
     const reports = await this.inTurn(target.spec, options, async () => {
-      if (target.kind === 'duckdb') await makeFolder(path.dirname(target.path));
+      if (target.kind === 'duckdb') await makeDatabaseFolder(path.dirname(target.path));
       const what = request.tables === 'all' ? `every table of ${request.namespace}` : request.tables.map((t) => `${request.namespace}.${t}`).join(', ');
       logger.info(`Sync of ${what} from "${request.connection}" to ${target.label}${request.resnapshot ? ' (fresh snapshot)' : ''} started.`);
       try {
@@ -145,9 +146,9 @@ export class SyncService {
   }
 }
 
-async function makeFolder(folder: string): Promise<void> {
+async function makeDatabaseFolder(folder: string): Promise<void> {
   try {
-    await mkdir(folder, { recursive: true });
+    await makeFolder(folder);
   } catch (err) {
     throw new DqError('io', `The folder ${folder} for the sync database cannot be made (${(err as NodeJS.ErrnoException).code ?? String(err)}).`, {
       hint: 'Choose another place in the dataQuery.sync.target setting.',

@@ -122,6 +122,20 @@ describe('one rate budget for every process on the machine', function () {
     assert.equal(shared, true, 'the client\'s status shows the machine\'s budget');
   });
 
+  it('a state folder that cannot be made (under /proc) gives one warning, and the query runs counting alone', async function () {
+    if (!existsSync('/proc/self')) this.skip();
+    // a level that cannot be made although its parent exists: Node's recursive mkdir loops there for ever
+    const query = dqProcess(['query', 'canvas', 'accounts', '--no-download', '--json'], { ...env, DQ_STATE_DIR: '/proc/dq-no-such/state' });
+    children.push(query.child);
+    const killer = setTimeout(() => query.child.kill('SIGKILL'), 30_000);
+    const run = await query.done.finally(() => clearTimeout(killer));
+    assert.equal(run.code, 0, `dq ended (${run.code}) instead of finishing its query: ${run.stderr}`);
+    const warnings = run.stderr.split('\n').filter((line) => /Cannot keep the shared rate budget/.test(line));
+    assert.equal(warnings.length, 1, run.stderr);
+    assert.match(warnings[0], /\/proc\/dq-no-such\/state .*counts its own calls alone.*DQ_STATE_DIR/);
+    assert.equal(createJobs(emu.requestLog.entries()).length, 1);
+  });
+
   it('a process killed while it holds the ledger\'s lock does not stop the others', async () => {
     const ledger = rateLedgerFile(state, emu.baseUrl, emu.clientId);
     await fs.mkdir(state, { recursive: true });
