@@ -6,7 +6,7 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RESULT_FORMAT, RESULT_TABLE, type PreparedResult } from './preparedResult';
-import { succeeded, timed, timedNode, type Finished } from './processes';
+import { ownRateBudget, succeeded, timed, timedNode, type Finished } from './processes';
 
 export const CURL_PROCESSES = 4;
 
@@ -28,7 +28,7 @@ export class DownloadRuns {
     const dir = await this.folder();
     try {
       const args = ['query', ...RESULT_TABLE, '--format', RESULT_FORMAT, '--out', dir, '--json', '--no-progress', ...options];
-      const run = succeeded('dq query', await timedNode(this.cli, args, { env: result.dqEnv, nodeOptions }));
+      const run = succeeded('dq query', await timedNode(this.cli, args, { env: await ownRateBudget(result.dqEnv, this.scratch), nodeOptions }));
       const printed = JSON.parse(run.stdout) as { job: { id: string }; files: { bytes: number }[] };
       if (printed.job.id !== result.job.id) throw new Error('dq query created a new job instead of reusing the prepared one');
       expectBytes('dq query', printed.files.reduce((sum, f) => sum + f.bytes, 0), result.bytes);
@@ -43,7 +43,7 @@ export class DownloadRuns {
     const dir = await this.folder();
     try {
       const started = performance.now();
-      const answer = succeeded('dq urls', await timedNode(this.cli, ['urls', ...result.objectIds], { env: result.dqEnv }));
+      const answer = succeeded('dq urls', await timedNode(this.cli, ['urls', ...result.objectIds], { env: await ownRateBudget(result.dqEnv, this.scratch) }));
       const urls = (JSON.parse(answer.stdout) as { urls: Record<string, { url: string }> }).urls;
       const configs = Array.from({ length: CURL_PROCESSES }, () => '');
       result.objectIds.forEach((id, i) => {

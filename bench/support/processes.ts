@@ -2,6 +2,7 @@
 // peak resident set size.
 
 import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -46,6 +47,15 @@ export function loopbackEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/_proxy$/i.test(k)) env[k] = v;
   return { ...env, ...extra };
+}
+
+/**
+ * `env` with a rate budget of its own, in a fresh folder under `parent`: dq shares one budget
+ * per account on the machine (under DQ_STATE_DIR), so the bench's successive runs against one
+ * prepared job would otherwise wait out each other's minute, which is not what a figure measures.
+ */
+export async function ownRateBudget(env: NodeJS.ProcessEnv, parent: string): Promise<NodeJS.ProcessEnv> {
+  return { ...env, DQ_STATE_DIR: await mkdtemp(join(parent, 'rate-budget-')) };
 }
 
 function run(command: string, args: string[], options: RunOptions, probe: boolean): Promise<Finished> {

@@ -7,7 +7,7 @@
 
 import { spawn } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { JobRecord } from '../../src/core/contract';
 import type { RunningEmulator } from '../../src/emulator/emulator';
@@ -18,7 +18,7 @@ import { targetTableOf } from '../../src/sync/syncColumns';
 import type { TableSyncReport } from '../../src/sync/syncReport';
 import type { TargetTable } from '../../src/sync/syncTarget';
 import { prepareJob } from './preparedResult';
-import { loopbackEnv, succeeded, timed, timedNode } from './processes';
+import { loopbackEnv, ownRateBudget, succeeded, timed, timedNode } from './processes';
 
 export const SYNC_TABLE = ['canvas_logs', 'web_logs'] as const;
 
@@ -66,7 +66,7 @@ export interface SyncRun {
 export async function runDqSync(cli: string, source: SyncSource, to: string, workDir: string, env: NodeJS.ProcessEnv = {}): Promise<SyncRun> {
   await mkdir(workDir, { recursive: true });
   const args = [cli, 'sync', ...SYNC_TABLE, '--to', to, '--work-dir', workDir, '--json', '--progress'];
-  const run = await spawnWatched(process.execPath, args, { ...source.dqEnv, ...env }, /: applying$/m);
+  const run = await spawnWatched(process.execPath, args, await ownRateBudget({ ...source.dqEnv, ...env }, dirname(workDir)), /: applying$/m);
   const report = reportOf(run.stdout);
   if (run.code !== 0) {
     const lines = run.stderr.split('\n').filter(Boolean);
