@@ -8,7 +8,8 @@
 // "Go to" a row not read yet waits for the row count. Without a result (a statement failed)
 // the grid shows only why. Columns show key columns first and `meta.*` last (columnOrder.ts),
 // each as wide as its header and the first rows' values need (columnWidths.ts), numbers
-// right-aligned; rows keep the result's order, and a copied row follows the display.
+// right-aligned; rows keep the result's order, and a copied row follows the display. Under the
+// headers, each column's profile over the whole view (profileStrip.ts).
 
 import { BUSY_AFTER_MS, busyText, sameView } from './busyText';
 import { cellText, holdsCutValue, hoverText, rowTsv, shownText } from './cellText';
@@ -18,6 +19,7 @@ import { countingToText, goToRow } from './goToRow';
 import { followCursor, moveCursor, type Cursor } from './gridCursor';
 import type { ResultColumn } from '../engine/engineProtocol';
 import { EMPTY_VIEW, WINDOW_ROWS, type ToHost, type ToWebview, type ViewState } from './previewProtocol';
+import { ProfileStrips } from './profileStrip';
 import { RowWindows } from './rowWindows';
 import { contentHeight, lastFirstRow, rowAtScroll, scrollForRow, type ScrollGeometry } from './scrollGeometry';
 import { takesAppliedText } from './viewInputs';
@@ -95,6 +97,8 @@ class PreviewGrid {
   /** the header the keyboard reaches the headers at (the one in the tab order) */
   private headFocus = 0;
   private readonly filterRow = el('div', 'row filters');
+  /** each column's profile under its header (profileStrip.ts) */
+  private readonly strips = new ProfileStrips({ resized: () => this.layout(), again: (version) => this.vscode.postMessage({ type: 'profileAgain', version }) });
   private readonly body = el('div', 'body');
   private readonly spacer = el('div', 'spacer');
   private rowElements: HTMLDivElement[] = [];
@@ -143,7 +147,7 @@ class PreviewGrid {
     this.error.setAttribute('role', 'alert');
     this.error.hidden = true;
     this.headRow.setAttribute('role', 'row');
-    this.header.append(this.headRow, this.filterRow);
+    this.header.append(this.headRow, this.strips.row, this.filterRow);
     this.scroller.tabIndex = 0;
     this.scroller.setAttribute('role', 'grid');
     this.scroller.append(this.header, this.body, this.spacer);
@@ -155,6 +159,7 @@ class PreviewGrid {
   }
 
   private receive(message: ToWebview): void {
+    this.strips.receive(message);
     switch (message.type) {
       case 'init':
         this.showResult(message.title, message.columns, message.canShape, false);
@@ -237,6 +242,7 @@ class PreviewGrid {
     this.headFocus = Math.min(this.headFocus, Math.max(0, this.columns.length - 1));
     this.headRow.replaceChildren(el('div', 'cell gutter', '#'));
     this.filterRow.replaceChildren(el('div', 'cell gutter'));
+    this.strips.showColumns(this.columns.map((c) => c.name));
     this.columns.forEach((column, index) => {
       const head = el('div', this.numeric[index] ? 'cell number' : 'cell');
       head.append(el('span', 'name', column.name), el('span', 'type', typeLabel(column)));
@@ -356,6 +362,7 @@ class PreviewGrid {
     const before = this.view;
     this.view = view;
     this.version = version;
+    this.strips.showView(view, version);
     this.windows.clear();
     this.total = undefined;
     this.failed = false;

@@ -3,7 +3,7 @@
 // page, and nothing it posts is trusted before it has been checked here.
 
 import { isRecord } from '../core/isRecord';
-import type { ResultColumn, Sort } from '../engine/engineProtocol';
+import type { ColumnProfile, ResultColumn, Sort } from '../engine/engineProtocol';
 
 /** Rows travel in windows of this many. */
 export const WINDOW_ROWS = 200;
@@ -35,7 +35,17 @@ export type ToWebview =
   | { type: 'rowsFailed'; version: number; offset: number }
   | { type: 'count'; version: number; total: number }
   /** one clear message for the user; `undefined` clears it */
-  | { type: 'error'; message: string | undefined };
+  | { type: 'error'; message: string | undefined }
+  /**
+   * The column profiles of a version: `waiting` shows each column's strip waiting (`rows`: read
+   * so far, while the engine copies the result), `off` shows none (turned off, or rows the engine
+   * cannot profile). Profile messages of another version than the grid's are dropped.
+   */
+  | { type: 'profileState'; version: number; state: 'waiting' | 'off'; rows?: number }
+  /** one column's profile of a version, as the engine finished it */
+  | { type: 'profileColumn'; version: number; column: ColumnProfile }
+  /** the profile of a version failed: one quiet note in place of the strips */
+  | { type: 'profileFailed'; version: number; message: string };
 
 export type ToHost =
   | { type: 'ready' }
@@ -46,7 +56,9 @@ export type ToHost =
   | { type: 'copy'; text: string }
   /** copy a row (or one cell of it) of a version that holds values the grid has only the start of: the host reads them whole */
   | { type: 'copyWhole'; version: number; row: number; column?: number }
-  | { type: 'export' };
+  | { type: 'export' }
+  /** profile the columns of a version again (after its profile failed) */
+  | { type: 'profileAgain'; version: number };
 
 /** The message, when it is a well-formed ToHost; otherwise undefined. */
 export function parseToHost(data: unknown): ToHost | undefined {
@@ -69,6 +81,8 @@ export function parseToHost(data: unknown): ToHost | undefined {
         : undefined;
     case 'copy':
       return isText(data.text) ? { type: 'copy', text: data.text } : undefined;
+    case 'profileAgain':
+      return isCount(data.version) ? { type: 'profileAgain', version: data.version } : undefined;
     case 'copyWhole':
       if (!isCount(data.version) || !isCount(data.row) || (data.column !== undefined && !isCount(data.column))) return undefined;
       return { type: 'copyWhole', version: data.version, row: data.row, ...(data.column !== undefined ? { column: data.column } : {}) };

@@ -23,6 +23,9 @@ import { registerResultEditor } from './resultEditor';
 import { openResultFiles } from './rowSource';
 import { SqlConsoles, type ConsoleEngine } from './sqlConsole';
 import { Commands } from '../ui/ids';
+import { setting } from '../ui/vscodeSettings';
+
+const COLUMN_PROFILES_SETTING = 'dataQuery.preview.columnProfiles';
 
 export const PREVIEW_RESULT_COMMAND = Commands.previewResult;
 export const EXPORT_RESULT_COMMAND = Commands.exportResult;
@@ -46,7 +49,12 @@ export interface ExportArgs {
 export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
   const { engine, jobs, logger } = deps;
   // the grid's Export… button acts as a menu does: its failures are shown, not thrown
-  const panels = new PreviewPanels({ extensionUri: deps.extensionUri, logger, onExport: (panel) => void exportResult(panel) });
+  const panels = new PreviewPanels({
+    extensionUri: deps.extensionUri,
+    logger,
+    onExport: (panel) => void exportResult(panel),
+    columnProfiles: () => setting(COLUMN_PROFILES_SETTING),
+  });
   const consoles = new SqlConsoles(engine, jobs, panels, logger);
 
   const failed = (arg: unknown, what: string, err: unknown): undefined => {
@@ -132,6 +140,9 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
 
   return [
     panels,
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(COLUMN_PROFILES_SETTING)) panels.columnProfilesChanged();
+    }),
     vscode.commands.registerCommand(PREVIEW_RESULT_COMMAND, previewResult),
     vscode.commands.registerCommand(EXPORT_RESULT_COMMAND, exportResult),
     vscode.commands.registerCommand(PROFILE_RESULT_COMMAND, profileResult),

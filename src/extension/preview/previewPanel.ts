@@ -17,6 +17,8 @@ export interface PreviewPanelDeps {
   logger: Logger;
   /** the grid's Export button */
   onExport(panel: PreviewPanel): void;
+  /** whether grids show column profiles under their headers */
+  columnProfiles?(): boolean;
 }
 
 export class PreviewPanel implements vscode.Disposable {
@@ -48,6 +50,7 @@ export class PreviewPanel implements vscode.Disposable {
         retitle: (name) => {
           webviewPanel.title = name;
         },
+        columnProfiles: deps.columnProfiles,
       },
       deps.logger,
     );
@@ -91,6 +94,11 @@ export class PreviewPanel implements vscode.Disposable {
   /** Settles with the state once `condition` holds, e.g. when the row count is known. */
   until(condition: (state: PreviewState) => boolean): Promise<PreviewState> {
     return this.session.until(condition);
+  }
+
+  /** The column profiles setting changed: the grid's strips come or go. */
+  columnProfilesChanged(): void {
+    this.session.columnProfilesChanged();
   }
 
   /** What an export of this grid's rows reads, in the view shown. */

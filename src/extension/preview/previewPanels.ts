@@ -24,6 +24,11 @@ export class PreviewPanels implements vscode.Disposable {
     return this.lastActive;
   }
 
+  /** The column profiles setting changed: every grid's strips come or go. */
+  columnProfilesChanged(): void {
+    for (const panel of this.panels) panel.columnProfilesChanged();
+  }
+
   dispose(): void {
     for (const panel of [...this.panels]) panel.dispose();
   }

@@ -10,6 +10,7 @@ import { displayOrder, inDisplayOrder } from '../../webview/columnOrder';
 import { engineView } from '../../webview/filterText';
 import { EMPTY_VIEW, parseToHost, type ToWebview, type ViewState } from '../../webview/previewProtocol';
 import { isCancellation } from '../ui/cancellation';
+import { ColumnProfiles } from './columnProfiles';
 import type { RowSource } from './rowSource';
 
 export interface ShownRows {
@@ -37,6 +38,8 @@ export interface SessionHost {
   export(): void;
   /** names the panel (its tab) after what the grid shows now */
   retitle?(title: string): void;
+  /** whether the grid shows column profiles under its headers (none when absent) */
+  columnProfiles?(): boolean;
 }
 
 export class PreviewSession {
@@ -56,6 +59,7 @@ export class PreviewSession {
   private shown: ShownRows | undefined;
   private reads = new AbortController();
   private readonly waiters: { condition: (state: PreviewState) => boolean; done: () => void }[] = [];
+  private readonly profiles: ColumnProfiles;
 
   constructor(
     title: string,
@@ -63,6 +67,7 @@ export class PreviewSession {
     private readonly logger: Logger,
   ) {
     this.title = title;
+    this.profiles = new ColumnProfiles({ post: (message) => this.post(message), enabled: () => host.columnProfiles?.() ?? false }, logger);
   }
 
   /**
@@ -160,6 +165,7 @@ export class PreviewSession {
     this.view = view;
     this.startVersion();
     this.post({ type: 'view', view, version: this.version });
+    this.profiles.replay();
     return this.version;
   }
 
@@ -249,6 +255,10 @@ export class PreviewSession {
       case 'shown':
         this.shown = { version: message.version, firstRow: message.firstRow, rows: message.rows };
         this.settleWaiters();
+        this.profiles.shown(message.version);
+        break;
+      case 'profileAgain':
+        this.profiles.again(message.version);
         break;
       case 'copy':
         this.host.copy(message.text);
@@ -265,7 +275,13 @@ export class PreviewSession {
     }
   }
 
+  /** The column profiles setting changed: the strips come or go. */
+  columnProfilesChanged(): void {
+    this.profiles.settingChanged();
+  }
+
   dispose(): void {
+    this.profiles.dispose();
     this.reads.abort();
     this.settleWaiters(true);
     this.closeSource(this.source);
@@ -282,6 +298,7 @@ export class PreviewSession {
     this.version += 1;
     this.total = undefined;
     if (this.error !== undefined) this.setError(undefined);
+    this.profiles.follow(this.version, this.source, this.view);
     this.countRows();
   }
 
@@ -314,6 +331,7 @@ export class PreviewSession {
       return;
     }
     this.post({ type: 'init', title: this.title, columns: this.source.columns, canShape: this.source.canShape, view: this.view, version: this.version });
+    this.profiles.replay();
     if (this.total !== undefined) this.post({ type: 'count', version: this.version, total: this.total });
     if (this.error !== undefined) this.post({ type: 'error', message: this.error });
   }

@@ -3,11 +3,17 @@
 // engine, paged in the order it gave them).
 
 import type { EngineClient } from '../../engine/engineClient';
-import type { AttachedDatabase, ExportSource, ResultColumn, ResultSource, View } from '../../engine/engineProtocol';
+import type { AttachedDatabase, ColumnProfile, ExportSource, ResultColumn, ResultProfile, ResultSource, View } from '../../engine/engineProtocol';
 import { statementTitle } from './sqlStatements';
 
 /** The engine calls a preview makes. */
-export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'cell' | 'count' | 'sqlKept' | 'keptRows' | 'keptCell' | 'keptCount' | 'dropKept' | 'hold' | 'closeHandle' | 'export'>;
+export type PreviewEngine = Pick<EngineClient, 'open' | 'page' | 'cell' | 'count' | 'sqlKept' | 'keptRows' | 'keptCell' | 'keptCount' | 'dropKept' | 'hold' | 'closeHandle' | 'export' | 'profile'>;
+
+/** What a profile of a view reports while it runs: each column's profile as it is done, the rows read so far before. */
+export interface ProfileHandlers {
+  onColumn(column: ColumnProfile): void;
+  onRows(rows: number): void;
+}
 
 export interface RowSource {
   readonly title: string;
@@ -21,6 +27,8 @@ export interface RowSource {
   /** the number of rows in a view, when it can be known without reading them all */
   count(view: View, signal: AbortSignal): Promise<number | undefined>;
   exportTarget(view: View): ExportSource;
+  /** each column's profile over the whole view (its filters and WHERE); absent where the engine cannot profile the rows */
+  profile?(view: View, handlers: ProfileHandlers, signal: AbortSignal): Promise<ResultProfile>;
   close(): Promise<void>;
 }
 
@@ -34,6 +42,7 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
     cell: (view, offset, column, cellSignal) => engine.cell(handle, view, offset, column, cellSignal),
     count: (view, countSignal) => engine.count(handle, view, countSignal),
     exportTarget: (view) => ({ handle, view }),
+    profile: (view, handlers, profileSignal) => engine.profile(handle, view, handlers, profileSignal),
     close: () => engine.closeHandle(handle),
   };
 }

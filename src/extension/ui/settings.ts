@@ -23,6 +23,7 @@ export const SETTINGS = {
   'dataQuery.preview.memoryLimitMb': { type: 'integer', default: 256 },
   'dataQuery.preview.prepareAfterDownload': { type: 'boolean', default: true },
   'dataQuery.preview.keptCopiesMb': { type: 'integer', default: 4096 },
+  'dataQuery.preview.columnProfiles': { type: 'boolean', default: true },
   'dataQuery.sync.target': { type: 'string', default: '' },
   'dataQuery.rateLimits': { type: 'object', default: {} },
 } as const satisfies Record<string, SettingSpec>;

@@ -13,6 +13,7 @@ describe('preview messages from the webview', () => {
     assert.deepEqual(parseToHost({ type: 'copy', text: 'a\tb' }), { type: 'copy', text: 'a\tb' });
     assert.deepEqual(parseToHost({ type: 'copyWhole', version: 2, row: 40, column: 1 }), { type: 'copyWhole', version: 2, row: 40, column: 1 });
     assert.deepEqual(parseToHost({ type: 'copyWhole', version: 2, row: 40, extra: 'x' }), { type: 'copyWhole', version: 2, row: 40 });
+    assert.deepEqual(parseToHost({ type: 'profileAgain', version: 3, column: 'x' }), { type: 'profileAgain', version: 3 });
   });
 
   it('refuses malformed or oversized requests', () => {
@@ -34,6 +35,10 @@ describe('preview messages from the webview', () => {
       { type: 'copyWhole', version: 2, row: -1 },
       { type: 'copyWhole', version: 2, row: 1, column: '0' },
       { type: 'shown', version: 1, firstRow: -3, rows: 1 },
+      { type: 'profileAgain' },
+      { type: 'profileAgain', version: -1 },
+      { type: 'profileAgain', version: '3' },
+      { type: 'profileAgain', version: 1.5 },
     ];
     for (const message of refused) assert.equal(parseToHost(message), undefined, JSON.stringify(message)?.slice(0, 80));
   });
