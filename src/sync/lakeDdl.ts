@@ -116,35 +116,23 @@ export function lakeDdl(engine: DdlEngine, state: LakeState, location: string): 
   const base = { engine, namespace: state.namespace, table: state.table, notes: [summaryOf(state)] };
   switch (engine) {
     case 'athena': {
-      const name = quoteHive(hiveTableName(state));
-      return {
-        ...base,
-        name: hiveTableName(state),
-        notes: [...base.notes, 'Athena (Glue catalog): reads the files the manifest lists, so a sync needs no new DDL; run it in the database the query editor uses'],
-        statements: [hiveCreate(name, state.columns, folder)],
-        schemaChanges: changesOf(state, (added) => ({
-          statements: [`ALTER TABLE ${name} ADD COLUMNS (${added.map((c) => hiveColumn(c)).join(', ')})`],
-          note: 'for a table created before it, add them',
-        })),
-      };
+      const name = hiveTableName(state);
+      return manifestTable(base, state, folder, ['Athena (Glue catalog): reads the files the manifest lists, so a sync needs no new DDL; run it in the database the query editor uses'], (added) => ({
+        statements: [`ALTER TABLE ${quoteHive(name)} ADD COLUMNS (${added.map((c) => hiveColumn(c)).join(', ')})`],
+        note: 'for a table created before it, add them',
+      }));
     }
     case 'trino': {
       const name = hiveTableName(state);
-      return {
-        ...base,
-        name,
-        notes: [
-          ...base.notes,
-          "Trino's Hive connector reads a symlink-manifest table but cannot create one: run this CREATE in Hive, Spark SQL with Hive support or Athena,",
-          `on the metastore (Hive metastore or Glue) of Trino's Hive catalog; then in Trino: SELECT * FROM hive.<schema>.${quoteTrino(name)}`,
-          "Trino reads the timestamps as timestamp(3), or timestamp(6) with the catalog's hive.timestamp-precision=MICROSECONDS",
-        ],
-        statements: [hiveCreate(quoteHive(name), state.columns, folder)],
-        schemaChanges: changesOf(state, (added) => ({
-          statements: added.map((c) => `ALTER TABLE ${quoteTrino(name)} ADD COLUMN ${quoteTrino(c.name)} ${TRINO_TYPES[c.type]}`),
-          note: 'for a table created before it, add them in Trino (in the schema that holds the table)',
-        })),
-      };
+      const notes = [
+        "Trino's Hive connector reads a symlink-manifest table but cannot create one: run this CREATE in Hive, Spark SQL with Hive support or Athena,",
+        `on the metastore (Hive metastore or Glue) of Trino's Hive catalog; then in Trino: SELECT * FROM hive.<schema>.${quoteTrino(name)}`,
+        "Trino reads the timestamps as timestamp(3), or timestamp(6) with the catalog's hive.timestamp-precision=MICROSECONDS",
+      ];
+      return manifestTable(base, state, folder, notes, (added) => ({
+        statements: added.map((c) => `ALTER TABLE ${quoteTrino(name)} ADD COLUMN ${quoteTrino(c.name)} ${TRINO_TYPES[c.type]}`),
+        note: 'for a table created before it, add them in Trino (in the schema that holds the table)',
+      }));
     }
     case 'spark': {
       const name = hiveTableName(state);
@@ -157,7 +145,7 @@ export function lakeDdl(engine: DdlEngine, state: LakeState, location: string): 
           'make it again after each sync',
         ],
         statements: [sparkView(quoteSpark(name), state.columns, urls)],
-        schemaChanges: changesOf(state, () => ({ statements: [], note: 'the view above has them: a view made before it gains them when made again' })),
+        schemaChanges: viewChanges(state),
       };
     }
     case 'duckdb': {
@@ -171,7 +159,7 @@ export function lakeDdl(engine: DdlEngine, state: LakeState, location: string): 
           "DuckDB: needs the httpfs extension and S3 credentials (CREATE SECRET (TYPE s3, PROVIDER credential_chain)); the view lists this state's files: make it again after each sync",
         ],
         statements: [`CREATE SCHEMA IF NOT EXISTS ${schema}`, duckdbView(name, state.columns, urls)],
-        schemaChanges: changesOf(state, () => ({ statements: [], note: 'the view above has them: a view made before it gains them when made again' })),
+        schemaChanges: viewChanges(state),
       };
     }
   }
@@ -209,6 +197,33 @@ function changesOf(state: LakeState, make: (added: TargetColumn[]) => Pick<Schem
     const added = change.added.map((n) => state.columns.find((c) => c.name === n)).filter((c): c is TargetColumn => c !== undefined);
     return { schemaVersion: change.schemaVersion, at: change.at, added: added.map((c) => c.name), ...make(added) };
   });
+}
+
+/**
+ * The Hive table over the symlink manifest in `folder` that Athena and Trino read, named as Hive
+ * and Athena take a table's name; `notes` say what the engine needs, `addColumns` how a table
+ * made before a schema change gains its columns.
+ */
+function manifestTable(
+  base: Pick<TableDdl, 'engine' | 'namespace' | 'table' | 'notes'>,
+  state: LakeState,
+  folder: string,
+  notes: string[],
+  addColumns: (added: TargetColumn[]) => Pick<SchemaChangeDdl, 'statements' | 'note'>,
+): TableDdl {
+  const name = hiveTableName(state);
+  return {
+    ...base,
+    name,
+    notes: [...base.notes, ...notes],
+    statements: [hiveCreate(quoteHive(name), state.columns, folder)],
+    schemaChanges: changesOf(state, addColumns),
+  };
+}
+
+/** A view lists the state's columns: one made again after a schema change has them, with no statement of its own. */
+function viewChanges(state: LakeState): SchemaChangeDdl[] {
+  return changesOf(state, () => ({ statements: [], note: 'the view above has them: a view made before it gains them when made again' }));
 }
 
 function hiveCreate(name: string, columns: readonly TargetColumn[], folder: string): string {

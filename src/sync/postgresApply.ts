@@ -1,11 +1,11 @@
-// One run's apply to PostgreSQL, on the session that holds the table's lock (taken here when
-// the caller holds none): the namespace's schema is made first, in a transaction of its own
-// (an empty schema is harmless, and holding its creation open would make other tables wait);
-// then one transaction loads the job's gzip JSONL objects with COPY, as a snapshot or as
-// changes (postgresLoad.ts: typed rows where it can, jsonb records where it must), counts the
-// rows and upserts the meta row. A failure, an abort (which cancels the running statement from
-// the side) or a lost connection rolls it all back, or the server does when the session ends:
-// the table keeps its last complete run.
+// One run's apply to PostgreSQL, on the session that holds the table's lock (serverApply.ts:
+// taken there when the caller holds none): the namespace's schema is made first, in a
+// transaction of its own (an empty schema is harmless, and holding its creation open would
+// make other tables wait); then one transaction loads the job's gzip JSONL objects with COPY,
+// as a snapshot or as changes (postgresLoad.ts: typed rows where it can, jsonb records where it
+// must), counts the rows and upserts the meta row. A failure, an abort (which cancels the
+// running statement from the side) or a lost connection rolls it all back, or the server does
+// when the session ends: the table keeps its last complete run.
 
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
@@ -13,8 +13,9 @@ import type { PostgresEndpoint, PostgresSession } from './postgresConnection';
 import { postgresCancelled, postgresError } from './postgresErrors';
 import type { PostgresMetaTable } from './postgresMetaTable';
 import { loadRecords } from './postgresLoad';
-import { grantName, lockName, META_DDL_LOCK, qualifiedName, quoteIdent } from './postgresSql';
+import { grantName, META_DDL_LOCK, qualifiedName, quoteIdent } from './postgresSql';
 import type { PostgresTableLocks } from './postgresTableLock';
+import { applyOnLockedSession } from './serverApply';
 import { formatDuration } from '../core/durationText';
 import type { ApplyPlan, ApplyResult } from './syncTarget';
 
@@ -27,66 +28,58 @@ export interface PostgresApplyContext {
 }
 
 /** Applies the plan in one transaction on the table's locked session; all or nothing. */
-export async function applyToPostgres(ctx: PostgresApplyContext, plan: ApplyPlan): Promise<ApplyResult> {
-  const { endpoint, locks, meta, logger, clock } = ctx;
+export function applyToPostgres(ctx: PostgresApplyContext, plan: ApplyPlan): Promise<ApplyResult> {
+  const { endpoint, meta, logger } = ctx;
   const { table, signal } = plan;
-  const name = lockName(table.namespace, table.table);
-  let lock = locks.of(table.namespace, table.table);
-  let ownRelease: (() => Promise<void>) | undefined;
-  if (!lock) {
-    ownRelease = await locks.take(table.namespace, table.table, signal);
-    lock = locks.of(table.namespace, table.table)!;
-  }
-  const { session } = lock;
-  await lock.quiet();
-  const doing = `applying the ${plan.kind === 'snapshot' ? 'snapshot' : 'changes'} of ${name}`;
-  const started = clock.now();
   let cancelling: Promise<boolean> | undefined;
-  const onAbort = (): void => {
-    if (session.pid !== undefined) cancelling ??= endpoint.cancel(session.pid);
-  };
-  let inTransaction = false;
-  /** the lock's session answered its first statement of the apply: it outlived the wait */
-  let reached = false;
-  try {
-    if (!session.usable) throw locks.lost(name, lock);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    signal?.throwIfAborted();
-    await ensureSchema(endpoint, session, table.namespace);
-    reached = true;
-    const q = (sql: string, params?: unknown[]) => {
-      signal?.throwIfAborted();
-      return session.client.query(sql, params);
-    };
-    await q('BEGIN');
-    inTransaction = true;
-    await q(`SET LOCAL work_mem = '64MB'`);
-    const { records, upserted, deleted, rows: known } = await loadRecords({ session, q, plan, meta, logger, label: endpoint.label });
-    const rows = known ?? Number((await q(`SELECT count(*)::text AS n FROM ${qualifiedName(table.namespace, table.table)}`)).rows[0].n);
-    await meta.writeInApply(q, plan, rows);
-    await q('COMMIT');
-    inTransaction = false;
-    // an abort that came too late to matter: its cancel must not hit the session's next statement
-    if (cancelling) await cancelling;
-    logger.info(`postgres: ${name}: ${plan.kind} applied from ${records} records: ${upserted} upserted, ${deleted} deleted, ${rows} rows (${formatDuration(clock.now() - started, 'long')})`);
-    return { upserted, deleted, rows };
-  } catch (err) {
-    if (cancelling) await cancelling;
-    if (inTransaction && session.usable) {
+  return applyOnLockedSession(
+    {
+      locks: ctx.locks,
+      plan,
+      logger,
+      clock: ctx.clock,
+      logName: 'postgres',
+      onAbort: ({ session }) => {
+        if (session.pid !== undefined) cancelling ??= endpoint.cancel(session.pid);
+      },
+      cancelled: (doing) => postgresCancelled(doing, true),
+      failed: (err, doing) => postgresError(err, endpoint.errorContext(doing, true)),
+    },
+    async ({ lock: { session }, name, started, reached }) => {
+      let inTransaction = false;
       try {
-        await session.client.query('ROLLBACK');
-      } catch {
-        // the server rolls back when the session ends
-        await session.close();
+        await ensureSchema(endpoint, session, table.namespace);
+        reached();
+        const q = (sql: string, params?: unknown[]) => {
+          signal?.throwIfAborted();
+          return session.client.query(sql, params);
+        };
+        await q('BEGIN');
+        inTransaction = true;
+        await q(`SET LOCAL work_mem = '64MB'`);
+        const { records, upserted, deleted, rows: known } = await loadRecords({ session, q, plan, meta, logger, label: endpoint.label });
+        const rows = known ?? Number((await q(`SELECT count(*)::text AS n FROM ${qualifiedName(table.namespace, table.table)}`)).rows[0].n);
+        await meta.writeInApply(q, plan, rows);
+        await q('COMMIT');
+        inTransaction = false;
+        // an abort that came too late to matter: its cancel must not hit the session's next statement
+        if (cancelling) await cancelling;
+        logger.info(`postgres: ${name}: ${plan.kind} applied from ${records} records: ${upserted} upserted, ${deleted} deleted, ${rows} rows (${formatDuration(ctx.clock.now() - started, 'long')})`);
+        return { upserted, deleted, rows };
+      } catch (err) {
+        if (cancelling) await cancelling;
+        if (inTransaction && session.usable) {
+          try {
+            await session.client.query('ROLLBACK');
+          } catch {
+            // the server rolls back when the session ends
+            await session.close();
+          }
+        }
+        throw err;
       }
-    }
-    const failure = signal?.aborted ? postgresCancelled(doing, true) : !reached && !session.usable ? locks.lost(name, lock) : postgresError(err, endpoint.errorContext(doing, true));
-    logger.debug(`postgres: ${name}: ${failure.message}`);
-    throw failure;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    if (ownRelease) await ownRelease();
-  }
+    },
+  );
 }
 
 /** The namespace's schema, created in a transaction of its own before the run's. */

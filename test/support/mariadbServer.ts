@@ -9,35 +9,24 @@
 // The tests that use it are skipped, saying why, when MariaDB is not installed, unless
 // CI_REQUIRE_MARIADB=1 says they must run (then they fail).
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createConnection, type Connection } from 'mysql2';
+import { freePort, startServerProcess, userUrls, type TestServer } from './serverProcess';
 
 export const MARIADB_MISSING =
   'MariaDB is not installed, and the MySQL sync tests start a real server. Install it with:\n' +
   '  sudo apt-get update && sudo apt-get install -y mariadb-server\n' +
   'or point MARIADB_BINDIR at a folder holding mariadbd and mariadb-install-db.';
 
-export interface MariadbServer {
-  /** `mysql://dq_sync:<password>@127.0.0.1:<port>/dq_test` */
-  readonly url: string;
-  /** the same URL without its password (for MYSQL_PWD and option-file tests) */
-  readonly urlWithoutPassword: string;
-  readonly password: string;
-  readonly port: number;
+/** `url` is `mysql://dq_sync:<password>@127.0.0.1:<port>/dq_test`; `admin` runs one statement as root. */
+export interface MariadbServer extends TestServer {
   readonly database: string;
-  /** the server's process id while it runs */
-  readonly pid: number | undefined;
-  /** Runs one statement as root over the socket (set-up and checks behind the target's back). */
-  admin<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** A root session of the test's own (to hold locks); the caller ends it. */
   adminConnection(): Promise<AdminConnection>;
-  /** Stops the server by its process id and removes its folder. */
-  stop(): Promise<void>;
 }
 
 /** A session of the test's own. */
@@ -71,25 +60,6 @@ export function requireMariadb(ctx: Mocha.Context): void {
   ctx.skip();
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function tail(file: string, lines = 15): string {
-  try {
-    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
 function query<T>(c: Connection, sql: string, params?: unknown[]): Promise<T[]> {
   return new Promise((resolve, reject) => c.query({ sql, values: params } as never, (err: Error | null, rows: unknown) => (err ? reject(err) : resolve(rows as T[]))));
 }
@@ -99,12 +69,6 @@ function connectAdmin(socketPath: string, database?: string): Promise<Connection
   c.on('error', () => undefined);
   return new Promise((resolve, reject) => c.connect((err) => (err ? reject(err) : resolve(c))));
 }
-
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  // a test run that ends without stopping its servers must not leave them behind
-  for (const child of running) if (child.pid) process.kill(child.pid, 'SIGKILL');
-});
 
 export interface MariadbOptions {
   /** InnoDB's buffer pool in MiB (default 64: a test server; the bench gives the server more, as a real one has) */
@@ -152,22 +116,8 @@ export async function startMariadb(options: MariadbOptions = {}): Promise<Mariad
     '--max-connections=60',
     ...asUser,
   ];
-  const child = spawn(found.server, args, { env, cwd: dir, stdio: 'ignore' });
-  running.add(child);
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-    running.delete(child);
-  });
-
-  const waitExit = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    if (child.pid) process.kill(child.pid, 'SIGTERM');
-    const timer = setTimeout(() => child.pid && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 20_000);
-    await done;
-    clearTimeout(timer);
-  };
+  const server = startServerProcess('mariadbd', found.server, args, { env, cwd: dir, stdio: 'ignore' }, 'SIGKILL');
+  const stopServer = (): Promise<void> => server.stop('SIGTERM', 20_000);
 
   const admin = async <T>(sql: string, params?: unknown[]): Promise<T[]> => {
     const c = await connectAdmin(socket, DATABASE);
@@ -179,19 +129,7 @@ export async function startMariadb(options: MariadbOptions = {}): Promise<Mariad
   };
 
   try {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      if (exited) throw new Error(`mariadbd exited while starting:\n${tail(log)}`);
-      try {
-        const c = await connectAdmin(socket);
-        c.destroy();
-        break;
-      } catch {
-        // not up yet
-      }
-      if (Date.now() > deadline) throw new Error(`mariadbd did not accept connections within 90 s:\n${tail(log)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await server.accepting(async () => (await connectAdmin(socket)).destroy(), log, 90_000);
     const c = await connectAdmin(socket);
     try {
       await query(c, `CREATE DATABASE ${DATABASE} CHARACTER SET utf8mb4`);
@@ -201,20 +139,16 @@ export async function startMariadb(options: MariadbOptions = {}): Promise<Mariad
       c.destroy();
     }
   } catch (err) {
-    await waitExit();
+    await stopServer();
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   }
 
-  const base = `127.0.0.1:${port}/${DATABASE}`;
   return {
-    url: `mysql://${USER}:${password}@${base}`,
-    urlWithoutPassword: `mysql://${USER}@${base}`,
-    password,
-    port,
+    ...userUrls('mysql', USER, password, port, DATABASE),
     database: DATABASE,
     get pid() {
-      return child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+      return server.pid;
     },
     admin,
     async adminConnection() {
@@ -226,7 +160,7 @@ export async function startMariadb(options: MariadbOptions = {}): Promise<Mariad
       };
     },
     async stop() {
-      await waitExit();
+      await stopServer();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -6,38 +6,27 @@
 // PostgreSQL refuses to run as root: as root, initdb and postgres run as `nobody`, which
 // owns the folder. Stopped by process id; the folder is removed.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { freePort, startServerProcess, userUrls, type ServerProcess, type TestServer } from './serverProcess';
 
 export const POSTGRES_MISSING =
   'PostgreSQL is not installed, and the PostgreSQL sync tests start a real server. Install it with:\n' +
   '  sudo apt-get update && sudo apt-get install -y postgresql\n' +
   'or point PG_BINDIR at a folder holding initdb and postgres.';
 
-export interface PostgresServer {
-  /** `postgresql://dq_sync:<password>@127.0.0.1:<port>/dq_test` */
-  readonly url: string;
-  /** the same URL without its password (for PGPASSWORD and pgpass tests) */
-  readonly urlWithoutPassword: string;
-  readonly password: string;
-  readonly port: number;
-  /** the server's process id while it runs */
-  readonly pid: number | undefined;
-  /** Runs SQL as the superuser over the socket (set-up and checks behind the target's back). */
-  admin<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+/** `url` is `postgresql://dq_sync:<password>@127.0.0.1:<port>/dq_test`. */
+export interface PostgresServer extends TestServer {
   /** A superuser session of the test's own (to hold locks); the caller ends it. */
   adminClient(): Promise<Client>;
   /** Immediate shutdown (as in a crash): backends are killed, nothing is checkpointed. */
   halt(): Promise<void>;
   /** Starts the server again on the same folder and port, after `halt`. */
   restart(): Promise<void>;
-  /** Stops the server by its process id and removes its folder. */
-  stop(): Promise<void>;
 }
 
 const USER = 'dq_sync';
@@ -80,25 +69,6 @@ function unprivileged(): RunAs {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function tail(file: string, lines = 15): string {
-  try {
-    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
 function chownTree(dir: string, who: RunAs): void {
   if (who.uid === undefined || who.gid === undefined) return;
   fs.chownSync(dir, who.uid, who.gid);
@@ -108,12 +78,6 @@ function chownTree(dir: string, who: RunAs): void {
     else fs.chownSync(p, who.uid, who.gid);
   }
 }
-
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  // a test run that ends without stopping its servers must not leave them behind
-  for (const child of running) if (child.pid) process.kill(child.pid, 'SIGQUIT');
-});
 
 export async function startPostgres(): Promise<PostgresServer> {
   const bin = findPostgresBin();
@@ -140,7 +104,7 @@ export async function startPostgres(): Promise<PostgresServer> {
 
   const port = await freePort();
   const password = randomBytes(12).toString('hex');
-  let child: ChildProcess | undefined;
+  let server: ServerProcess | undefined;
 
   const launch = async (): Promise<void> => {
     const out = fs.openSync(log, 'a');
@@ -150,40 +114,26 @@ export async function startPostgres(): Promise<PostgresServer> {
     for (const setting of ['fsync=off', 'full_page_writes=off', 'shared_buffers=32MB', 'max_connections=40']) {
       args.push('-c', setting);
     }
-    const proc = spawn(path.join(bin, 'postgres'), args, { ...who, env, cwd: dir, stdio: ['ignore', out, out] });
+    server = startServerProcess('postgres', path.join(bin, 'postgres'), args, { ...who, env, cwd: dir, stdio: ['ignore', out, out] }, 'SIGQUIT');
     fs.closeSync(out);
-    child = proc;
-    running.add(proc);
-    let exited = false;
-    proc.once('exit', () => {
-      exited = true;
-      running.delete(proc);
-    });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (exited) throw new Error(`postgres exited while starting:\n${tail(log)}`);
-      const probe = new Client({ host: socketDir, port, user: SUPERUSER, database: 'postgres' });
-      probe.on('error', () => undefined);
+    const probe = async (): Promise<void> => {
+      const client = new Client({ host: socketDir, port, user: SUPERUSER, database: 'postgres' });
+      client.on('error', () => undefined);
       try {
-        await probe.connect();
-        await probe.query('SELECT 1');
-        await probe.end();
-        return;
-      } catch {
-        await probe.end().catch(() => undefined);
+        await client.connect();
+        await client.query('SELECT 1');
+        await client.end();
+      } catch (err) {
+        await client.end().catch(() => undefined);
+        throw err;
       }
-      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 60 s:\n${tail(log)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    };
+    await server.accepting(probe, log, 60_000);
   };
 
-  const waitExit = async (proc: ChildProcess, signal: NodeJS.Signals): Promise<void> => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    if (proc.pid) process.kill(proc.pid, signal);
-    const timer = setTimeout(() => proc.pid && proc.exitCode === null && process.kill(proc.pid, 'SIGKILL'), 30_000);
-    await exited;
-    clearTimeout(timer);
+  /** Stops the server with `signal` (SIGKILL after 30 s). */
+  const stopServer = async (signal: NodeJS.Signals): Promise<void> => {
+    await server?.stop(signal, 30_000);
   };
 
   const admin = async <T>(sql: string, params?: unknown[], database = DATABASE): Promise<T[]> => {
@@ -202,19 +152,15 @@ export async function startPostgres(): Promise<PostgresServer> {
     await admin(`CREATE ROLE ${USER} LOGIN PASSWORD '${password}'`, undefined, 'postgres');
     await admin(`CREATE DATABASE ${DATABASE} OWNER ${USER}`, undefined, 'postgres');
   } catch (err) {
-    if (child) await waitExit(child, 'SIGQUIT');
+    await stopServer('SIGQUIT');
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   }
 
-  const base = `127.0.0.1:${port}/${DATABASE}`;
   return {
-    url: `postgresql://${USER}:${password}@${base}`,
-    urlWithoutPassword: `postgresql://${USER}@${base}`,
-    password,
-    port,
+    ...userUrls('postgresql', USER, password, port, DATABASE),
     get pid() {
-      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+      return server?.pid;
     },
     admin: (sql, params) => admin(sql, params),
     async adminClient() {
@@ -224,14 +170,14 @@ export async function startPostgres(): Promise<PostgresServer> {
       return c;
     },
     async halt() {
-      if (child) await waitExit(child, 'SIGQUIT');
+      await stopServer('SIGQUIT');
     },
     async restart() {
-      if (child) await waitExit(child, 'SIGQUIT');
+      await stopServer('SIGQUIT');
       await launch();
     },
     async stop() {
-      if (child) await waitExit(child, 'SIGINT');
+      await stopServer('SIGINT');
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

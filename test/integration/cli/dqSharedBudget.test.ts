@@ -16,6 +16,7 @@ import { LEDGER_LOCK_STALE_MS } from '../../../src/client/rateLedger';
 import { rateLedgerFile } from '../../../src/client/rateLedgerFolder';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import type { RequestLogEntry } from '../../../src/emulator/requestLog';
+import { busiestWindow } from '../../support/rateWindows';
 
 const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const MINUTE = 60_000;
@@ -36,18 +37,6 @@ function dqProcess(argv: string[], env: NodeJS.ProcessEnv): { child: ChildProces
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<Finished>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr, endedAt: Date.now() })));
   return { child, done };
-}
-
-/** The most entries whose times fall in any half-open minute [t, t + 1 min). */
-function busiestMinute(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let j = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    while (j < sorted.length && sorted[j] < sorted[i] + MINUTE) j++;
-    best = Math.max(best, j - i);
-  }
-  return best;
 }
 
 function createJobs(log: RequestLogEntry[]): RequestLogEntry[] {
@@ -118,7 +107,7 @@ describe('one rate budget for every process on the machine', function () {
     const created = createJobs(log);
     assert.equal(created.length, 9);
     assert.ok(created.every((e) => e.status === 200 || e.status === 202));
-    assert.equal(busiestMinute(created.map((e) => e.time)), 5, 'the machine kept to the limit in every minute');
+    assert.equal(busiestWindow(created.map((e) => e.time), MINUTE), 5, 'the machine kept to the limit in every minute');
     assert.equal(shared, true, 'the client\'s status shows the machine\'s budget');
   });
 

@@ -9,18 +9,13 @@
 // words the jsonb load would give. The log says which way a load took.
 
 import * as assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { DqError } from '../../../src/client/errors';
 import { cleanJsonLines } from '../../../src/sync/jsonEscapes';
 import { createLastTable, createTable, deleteChanges, insertSnapshot, STAGE_TABLE, upsertChanges } from '../../../src/sync/postgresSql';
 import { PostgresTarget } from '../../../src/sync/postgresTarget';
 import type { ApplyPlan, TargetColumn, TargetTable } from '../../../src/sync/syncTarget';
-import { startPostgres, type PostgresServer } from '../../support/postgresServer';
-import { LogLines, writeGzJsonl } from './syncFixture';
-
-const col = (name: string, pathParts: string[], type: TargetColumn['type'], key = false): TargetColumn => ({ name, path: pathParts, type, key });
+import { col, plan, postgresTargetSuite } from './serverTargetSuite';
+import { writeGzJsonl } from './syncFixture';
 
 const COLUMNS: TargetColumn[] = [
   col('id', ['key', 'id'], 'bigint', true),
@@ -83,47 +78,20 @@ const JSONB_ONLY = [
 
 describe('sync: PostgreSQL typed loads store what the jsonb load stores (real server)', function () {
   this.timeout(120_000);
-  let pg: PostgresServer;
-  let tmp: string;
-  let log: LogLines;
+  const suite = postgresTargetSuite('dq-pgtyped-', ['ref']);
   let target: PostgresTarget;
 
-  before(async () => {
-    pg = await startPostgres();
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'dq-pgtyped-'));
-  });
-
   beforeEach(async () => {
-    log = new LogLines();
-    await pg.admin(`DROP SCHEMA IF EXISTS canvas CASCADE; DROP SCHEMA IF EXISTS ref CASCADE; DROP TABLE IF EXISTS public.dq_sync_state`);
-    target = new PostgresTarget({ url: pg.url, logger: log, env: {}, homeDir: tmp });
+    target = suite.target();
     await target.open();
   });
 
-  afterEach(async () => {
-    await target.close();
-    for (const l of log.lines) assert.ok(!l.includes(pg.password), `a log line holds the password: ${l}`);
-  });
-
-  after(async () => {
-    await pg?.stop();
-    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-  });
-
-  function plan(kind: ApplyPlan['kind'], files: string[], point: string): ApplyPlan {
-    const table = tableIn('canvas');
-    return {
-      kind,
-      table,
-      files,
-      addedColumns: [],
-      state: { namespace: 'canvas', table: table.table, point, schemaVersion: 1, schema: table.schema, ranAt: '2026-11-20T09:00:00Z' },
-    };
-  }
+  /** A plan for the forms table of the namespace `canvas`. */
+  const formsPlan = (kind: ApplyPlan['kind'], files: string[], point: string): ApplyPlan => plan(kind, files, point, { table: tableIn('canvas') });
 
   /** Stages the lines as the jsonb load does (cleaned, one jsonb a line, blank lines NULL) in a session of the test's own, and runs `steps` there. */
   async function withJsonbStage(lines: readonly string[], steps: string[]): Promise<void> {
-    const client = await pg.adminClient();
+    const client = await suite.server.adminClient();
     try {
       await client.query('BEGIN');
       await client.query(`CREATE TEMP TABLE ${STAGE_TABLE} (ord bigint GENERATED ALWAYS AS IDENTITY, doc jsonb) ON COMMIT DROP`);
@@ -144,13 +112,13 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
   /** The reference: the lines loaded as a snapshot by the jsonb load's own SQL into ref.forms. */
   async function referenceSnapshot(lines: readonly string[]): Promise<void> {
     const ref = tableIn('ref');
-    await pg.admin(`CREATE SCHEMA IF NOT EXISTS ref; DROP TABLE IF EXISTS ref.forms; ${createTable(ref, true)}`);
+    await suite.server.admin(`CREATE SCHEMA IF NOT EXISTS ref; DROP TABLE IF EXISTS ref.forms; ${createTable(ref, true)}`);
     await withJsonbStage(lines, [insertSnapshot(ref, true)]);
   }
 
   /** Both tables as PostgreSQL prints their rows, by key. */
   async function rowsOf(namespace: string): Promise<string[]> {
-    return (await pg.admin<{ row: string }>(`SELECT f::text AS row FROM ${namespace}.forms f ORDER BY id`)).map((r) => r.row);
+    return (await suite.server.admin<{ row: string }>(`SELECT f::text AS row FROM ${namespace}.forms f ORDER BY id`)).map((r) => r.row);
   }
 
   async function assertSameAsJsonbLoad(what: string): Promise<void> {
@@ -159,11 +127,11 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     assert.deepEqual(got, expected, what);
   }
 
-  const reloads = (): string[] => log.lines.filter((l) => / again /.test(l));
+  const reloads = (): string[] => suite.log.lines.filter((l) => / again /.test(l));
 
   async function snapshotBothWays(lines: readonly string[]): Promise<void> {
-    const file = await writeGzJsonl(tmp, lines);
-    const result = await target.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z'));
+    const file = await writeGzJsonl(suite.tmp, lines);
+    const result = await target.apply(formsPlan('snapshot', [file], '2026-11-20T08:00:00Z'));
     await referenceSnapshot(lines);
     assert.equal(result.rows, (await rowsOf('ref')).length);
   }
@@ -172,7 +140,7 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     await snapshotBothWays(PLAIN);
     await assertSameAsJsonbLoad('plain values');
     assert.deepEqual(reloads(), [], 'loaded once, as binary rows');
-    const [row] = await pg.admin<{ b: string; ts: string }>(`SELECT b::text, ts::text FROM canvas.forms WHERE id = 2`);
+    const [row] = await suite.server.admin<{ b: string; ts: string }>(`SELECT b::text, ts::text FROM canvas.forms WHERE id = 2`);
     assert.equal(row.b, '-9007199254740993', 'a bigint past 2^53 keeps every digit');
   });
 
@@ -223,7 +191,7 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     assert.match(reloads()[0], /; loading it again to keep the last record of each key$/);
 
     // a batch delivered twice gives itself away as the records stream in: the rest is not loaded first
-    log.lines.length = 0;
+    suite.log.lines.length = 0;
     const batch = Array.from({ length: 100 }, (_, i) => rec(1000 + i, `"t":"batch ${i}"`));
     await snapshotBothWays([...PLAIN, ...batch, ...batch, ...Array.from({ length: 2000 }, (_, i) => rec(5000 + i, '"t":"after"'))]);
     await assertSameAsJsonbLoad('a batch delivered twice');
@@ -232,7 +200,7 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     assert.ok(Number(record) <= PLAIN.length + 200, record);
 
     // a key written two ways (a number, then a string) is one key to PostgreSQL: the primary key refuses it once the rows are in
-    log.lines.length = 0;
+    suite.log.lines.length = 0;
     await snapshotBothWays([rec(1, '"t":"the number"'), rec('"1"', '"t":"the string, later: wins"'), rec(2, '"t":"two"')]);
     await assertSameAsJsonbLoad('one key written two ways');
     assert.match(reloads().join('\n'), /as text rows[^]*holds a key more than once; loading it again to keep the last record of each key/);
@@ -254,10 +222,10 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
 
   it('a resnapshot builds the key after the load, under its name; a key a person changed, or one something depends on, stays in place', async () => {
     await snapshotBothWays(PLAIN);
-    await pg.admin(`ALTER TABLE canvas.forms RENAME CONSTRAINT forms_pkey TO forms_key_of_mine`);
+    await suite.server.admin(`ALTER TABLE canvas.forms RENAME CONSTRAINT forms_pkey TO forms_key_of_mine`);
     const keyOf = async (): Promise<{ name: string; def: string; index: string; options: string[] | null }> =>
       (
-        await pg.admin<{ name: string; def: string; index: string; options: string[] | null }>(
+        await suite.server.admin<{ name: string; def: string; index: string; options: string[] | null }>(
           `SELECT c.conname AS name, pg_get_constraintdef(c.oid) AS def, c.conindid::text AS index, i.reloptions AS options
            FROM pg_constraint c JOIN pg_class i ON i.oid = c.conindid WHERE c.conrelid = 'canvas.forms'::regclass AND c.contype = 'p'`,
         )
@@ -275,29 +243,29 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     assert.equal((await keyOf()).name, 'forms_key_of_mine');
 
     // a view that groups by the key depends on it; a key given storage options is a person's: both stay
-    await pg.admin(`CREATE VIEW canvas.by_id AS SELECT id, t FROM canvas.forms GROUP BY id`);
+    await suite.server.admin(`CREATE VIEW canvas.by_id AS SELECT id, t FROM canvas.forms GROUP BY id`);
     const held = await keyOf();
     await snapshotBothWays(PLAIN);
     await assertSameAsJsonbLoad('a resnapshot with the key in place');
     assert.equal((await keyOf()).index, held.index, 'the key stayed in place');
-    assert.equal((await pg.admin(`SELECT * FROM canvas.by_id`)).length, (await rowsOf('ref')).length);
-    await pg.admin(`DROP VIEW canvas.by_id; ALTER INDEX canvas.forms_key_of_mine SET (fillfactor = 70)`);
+    assert.equal((await suite.server.admin(`SELECT * FROM canvas.by_id`)).length, (await rowsOf('ref')).length);
+    await suite.server.admin(`DROP VIEW canvas.by_id; ALTER INDEX canvas.forms_key_of_mine SET (fillfactor = 70)`);
     await snapshotBothWays([...PLAIN, rec(2, '"t":"later, wins"')]);
     await assertSameAsJsonbLoad('a resnapshot into a key with storage options');
     assert.deepEqual([(await keyOf()).index, (await keyOf()).options], [held.index, ['fillfactor=70']]);
 
     // a user who may empty and fill the table but is not its owner: the key stays, the snapshot goes in
-    await pg.admin(`ALTER INDEX canvas.forms_key_of_mine RESET (fillfactor)`);
-    await pg.admin(`DO $$ BEGIN CREATE ROLE dq_filler LOGIN PASSWORD 'filler-pw'; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
-    await pg.admin(`GRANT USAGE ON SCHEMA canvas TO dq_filler; GRANT SELECT, INSERT, TRUNCATE ON canvas.forms TO dq_filler; GRANT SELECT, INSERT, UPDATE ON public.dq_sync_state TO dq_filler`);
-    const filler = new PostgresTarget({ url: `postgresql://dq_filler:filler-pw@127.0.0.1:${pg.port}/dq_test`, logger: log, env: {}, homeDir: tmp });
+    await suite.server.admin(`ALTER INDEX canvas.forms_key_of_mine RESET (fillfactor)`);
+    await suite.server.admin(`DO $$ BEGIN CREATE ROLE dq_filler LOGIN PASSWORD 'filler-pw'; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+    await suite.server.admin(`GRANT USAGE ON SCHEMA canvas TO dq_filler; GRANT SELECT, INSERT, TRUNCATE ON canvas.forms TO dq_filler; GRANT SELECT, INSERT, UPDATE ON public.dq_sync_state TO dq_filler`);
+    const filler = new PostgresTarget({ url: `postgresql://dq_filler:filler-pw@127.0.0.1:${suite.server.port}/dq_test`, logger: suite.log, env: {}, homeDir: suite.tmp });
     try {
       await filler.open();
-      const file = await writeGzJsonl(tmp, PLAIN);
-      assert.equal((await filler.apply(plan('snapshot', [file], '2026-11-22T08:00:00Z'))).rows, PLAIN.filter((l) => l !== '').length);
+      const file = await writeGzJsonl(suite.tmp, PLAIN);
+      assert.equal((await filler.apply(formsPlan('snapshot', [file], '2026-11-22T08:00:00Z'))).rows, PLAIN.filter((l) => l !== '').length);
     } finally {
       await filler.close();
-      await pg.admin(`REVOKE ALL ON canvas.forms FROM dq_filler; REVOKE ALL ON SCHEMA canvas FROM dq_filler; REVOKE ALL ON public.dq_sync_state FROM dq_filler`);
+      await suite.server.admin(`REVOKE ALL ON canvas.forms FROM dq_filler; REVOKE ALL ON SCHEMA canvas FROM dq_filler; REVOKE ALL ON public.dq_sync_state FROM dq_filler`);
     }
     await referenceSnapshot(PLAIN);
     await assertSameAsJsonbLoad('a resnapshot by a user who is not the owner');
@@ -312,8 +280,8 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
       [rec(3, '"ts":"2026-11-20 10:00:00+01"', '"action":"U","ts":"2026-11-20T10:00:00Z"'), rec(61, '"b":"77"')],
       [rec(4, '"t":1.5e3', '"action":"U","ts":"2026-11-20T11:00:00Z"'), rec(5, '', '"action":"D","ts":"2026-11-20T11:00:00Z"')],
     ]) {
-      const file = await writeGzJsonl(tmp, changes);
-      await target.apply(plan('changes', [file], '2026-11-21T08:00:00Z'));
+      const file = await writeGzJsonl(suite.tmp, changes);
+      await target.apply(formsPlan('changes', [file], '2026-11-21T08:00:00Z'));
       await withJsonbStage(changes, [createLastTable(tableIn('ref')), deleteChanges(tableIn('ref')), upsertChanges(tableIn('ref'))]);
       await assertSameAsJsonbLoad(changes.join('\n'));
     }
@@ -332,8 +300,8 @@ describe('sync: PostgreSQL typed loads store what the jsonb load stores (real se
     it(`a value PostgreSQL refuses fails the run as the jsonb load fails it, the table as it was (case ${i + 1})`, async () => {
       await snapshotBothWays(PLAIN);
       const before = await rowsOf('canvas');
-      const file = await writeGzJsonl(tmp, [...PLAIN, line]);
-      const err = await target.apply(plan('snapshot', [file], '2026-11-21T08:00:00Z')).then(
+      const file = await writeGzJsonl(suite.tmp, [...PLAIN, line]);
+      const err = await target.apply(formsPlan('snapshot', [file], '2026-11-21T08:00:00Z')).then(
         () => assert.fail('the run succeeded'),
         (e: unknown) => e,
       );

@@ -3,6 +3,7 @@ import { DEFAULT_RATE_LIMITS, type Operation } from '../../../src/core/contract'
 import { isDqError } from '../../../src/client/errors';
 import { OperationLimiter } from '../../../src/client/operationLimiter';
 import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
+import { busiestWindow, seededRandom } from '../../support/rateWindows';
 import { atOnce, CLIENT_ID, CLIENT_SECRET, makeFixture } from './clientFixture';
 
 const WINDOW = 60_000;
@@ -11,32 +12,11 @@ function limiterWith(clock: FakeClock, limits: Partial<Record<Operation, number>
   return new OperationLimiter({ limits: { ...DEFAULT_RATE_LIMITS, ...limits }, windowMs: WINDOW, clock });
 }
 
-/** Seeded pseudo-random numbers, so a failing run can be repeated. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-/** The largest number of starts in any half-open window [t, t + WINDOW). */
-function busiestWindow(starts: number[]): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let best = 0;
-  let j = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    while (j < sorted.length && sorted[j] < sorted[i] + WINDOW) j++;
-    best = Math.max(best, j - i);
-  }
-  return best;
-}
-
 describe('OperationLimiter', () => {
   it('never lets more than N starts into any window over a long randomized run, per operation', async () => {
     const clock = new FakeClock();
     const limiter = limiterWith(clock, { listTables: 5, createJob: 3 });
-    const random = seeded(42);
+    const random = seededRandom(42);
     const starts: Record<string, number[]> = { listTables: [], createJob: [] };
     const calls: Promise<void>[] = [];
     for (let step = 0; step < 400; step++) {
@@ -55,8 +35,8 @@ describe('OperationLimiter', () => {
     await Promise.all(calls);
     assert.equal(starts.listTables.length + starts.createJob.length, calls.length, 'every call eventually started');
     assert.ok(starts.listTables.length > 50 && starts.createJob.length > 50, 'the run exercised both operations');
-    assert.equal(busiestWindow(starts.listTables), 5);
-    assert.equal(busiestWindow(starts.createJob), 3);
+    assert.equal(busiestWindow(starts.listTables, WINDOW), 5);
+    assert.equal(busiestWindow(starts.createJob, WINDOW), 3);
   });
 
   it('keeps operations independent: one at its limit does not delay another', async () => {
@@ -156,7 +136,7 @@ describe('OperationLimiter', () => {
     });
     await clock.run(Promise.all(Array.from({ length: 6 }, () => fixture.client.createJob('canvas', 'accounts', { format: 'csv' }))));
     assert.equal(arrivals.length, 6);
-    assert.equal(busiestWindow(arrivals), 2, 'no window of the server holds more than the limit');
+    assert.equal(busiestWindow(arrivals, WINDOW), 2, 'no window of the server holds more than the limit');
   });
 
   it('rejects at once when the signal is already aborted', async () => {

@@ -12,6 +12,7 @@ import { RateLedger } from '../../../src/client/rateLedger';
 import { rateLedgerFile, rateLedgerFolder } from '../../../src/client/rateLedgerFolder';
 import { DEFAULT_RATE_LIMITS } from '../../../src/core/contract';
 import { FakeClock, flushMicrotasks } from '../../support/fakeClock';
+import { busiestWindow, seededRandom } from '../../support/rateWindows';
 import { tryMountTmpfs, unmount } from '../../support/tmpfsMount';
 import { MemoryLogger } from './clientFixture';
 
@@ -77,27 +78,6 @@ async function settle(...procs: Proc[]): Promise<void> {
   }
 }
 
-/** Seeded pseudo-random numbers, so a failing run can be repeated. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-/** The largest number of starts in any half-open window [t, t + WINDOW). */
-function busiestWindow(starts: number[]): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let best = 0;
-  let j = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    while (j < sorted.length && sorted[j] < sorted[i] + WINDOW) j++;
-    best = Math.max(best, j - i);
-  }
-  return best;
-}
-
 function warnings(p: Proc): string[] {
   return p.logger.lines.filter((l) => l.startsWith('warn '));
 }
@@ -137,7 +117,7 @@ describe('the machine-wide rate ledger', function () {
 
   it('never lets two processes together start more than N in any window over a randomized run of bursts', async () => {
     const procs = [proc(clock, folder, 3), proc(clock, folder, 3)];
-    const random = seeded(7);
+    const random = seededRandom(7);
     const starts: number[] = [];
     const calls: Promise<void>[] = [];
     for (let step = 0; step < 60; step++) {
@@ -164,7 +144,7 @@ describe('the machine-wide rate ledger', function () {
     await Promise.all(calls);
     assert.ok(calls.length > 40, 'the run made more calls than its windows allow');
     assert.equal(starts.length, calls.length, 'every call eventually started');
-    assert.equal(busiestWindow(starts), 3);
+    assert.equal(busiestWindow(starts, WINDOW), 3);
     assert.equal(warnings(procs[0]).length + warnings(procs[1]).length, 0);
   });
 

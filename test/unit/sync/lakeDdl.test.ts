@@ -8,10 +8,8 @@ import { ddlText, lakeDdl, type DdlEngine } from '../../../src/sync/lakeDdl';
 import type { LakeState } from '../../../src/sync/lakeState';
 import { EVERY_TYPE_LOCATION, everyTypeState } from '../../support/lakeStates';
 
-const GOLDEN: Record<DdlEngine, string> = {
-  athena: `-- canvas.user-logins at 2026-11-01T04:00:00.000Z, schema v3, key (id), 2 files, 3 rows
--- Athena (Glue catalog): reads the files the manifest lists, so a sync needs no new DDL; run it in the database the query editor uses
-CREATE EXTERNAL TABLE \`canvas__user_logins\` (
+/** The table over the manifest that Athena and Trino read, made by the same statement for both. */
+const MANIFEST_TABLE = `CREATE EXTERNAL TABLE \`canvas__user_logins\` (
   \`id\` bigint COMMENT 'key.id',
   \`order\` int COMMENT 'value.order',
   \`score\` double COMMENT 'value.score',
@@ -25,7 +23,12 @@ CREATE EXTERNAL TABLE \`canvas__user_logins\` (
 ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
 STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
 OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
-LOCATION 's3://dq-lake/lake/canvas/user-logins/_symlink_format_manifest/';
+LOCATION 's3://dq-lake/lake/canvas/user-logins/_symlink_format_manifest/';`;
+
+const GOLDEN: Record<DdlEngine, string> = {
+  athena: `-- canvas.user-logins at 2026-11-01T04:00:00.000Z, schema v3, key (id), 2 files, 3 rows
+-- Athena (Glue catalog): reads the files the manifest lists, so a sync needs no new DDL; run it in the database the query editor uses
+${MANIFEST_TABLE}
 
 -- schema v3 (2026-11-01T04:02:10.000Z) added email; for a table created before it, add them
 ALTER TABLE \`canvas__user_logins\` ADD COLUMNS (\`email\` string COMMENT 'value.email');
@@ -34,21 +37,7 @@ ALTER TABLE \`canvas__user_logins\` ADD COLUMNS (\`email\` string COMMENT 'value
 -- Trino's Hive connector reads a symlink-manifest table but cannot create one: run this CREATE in Hive, Spark SQL with Hive support or Athena,
 -- on the metastore (Hive metastore or Glue) of Trino's Hive catalog; then in Trino: SELECT * FROM hive.<schema>."canvas__user_logins"
 -- Trino reads the timestamps as timestamp(3), or timestamp(6) with the catalog's hive.timestamp-precision=MICROSECONDS
-CREATE EXTERNAL TABLE \`canvas__user_logins\` (
-  \`id\` bigint COMMENT 'key.id',
-  \`order\` int COMMENT 'value.order',
-  \`score\` double COMMENT 'value.score',
-  \`active\` boolean COMMENT 'value.active',
-  \`created_at\` timestamp COMMENT 'value.created_at',
-  \`born_on\` date COMMENT 'value.born_on',
-  \`address_city\` string COMMENT 'value.address.city',
-  \`settings\` string COMMENT 'value.settings',
-  \`email\` string COMMENT 'value.email'
-)
-ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
-STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
-OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
-LOCATION 's3://dq-lake/lake/canvas/user-logins/_symlink_format_manifest/';
+${MANIFEST_TABLE}
 
 -- schema v3 (2026-11-01T04:02:10.000Z) added email; for a table created before it, add them in Trino (in the schema that holds the table)
 ALTER TABLE "canvas__user_logins" ADD COLUMN "email" varchar;
