@@ -14,11 +14,11 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { FrameLocator, Page } from 'playwright-core';
 import { screenshot } from '../harness/browser';
 import { contextMenu, jobRow, pickStep, queryTableFromTree } from '../harness/jobSteps';
-import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
+import { downloadedRecords } from '../harness/downloadedRecords';
+import { workbenchSuite } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
 import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
 import { parseCsv } from '../../support/csvRows';
@@ -29,18 +29,6 @@ const JOB = 'canvas_logs.web_logs';
 interface WebLog {
   key: { id: string };
   value: { http_status: number };
-}
-
-/** The records of the job's downloaded files, in file order. */
-function downloadedRecords(served: SuiteWorkbench['served']): WebLog[] {
-  const folder = path.join(served.run.workspace, 'data-query-results', SAMPLE, 'canvas_logs', 'web_logs');
-  const [jobId] = fs.readdirSync(folder);
-  const records: WebLog[] = [];
-  for (const file of fs.readdirSync(path.join(folder, jobId)).sort()) {
-    const text = gunzipSync(fs.readFileSync(path.join(folder, jobId, file))).toString('utf8');
-    for (const line of text.split('\n')) if (line) records.push(JSON.parse(line) as WebLog);
-  }
-  return records;
 }
 
 interface GridRow {
@@ -210,7 +198,7 @@ describe('Result preview in the VS Code workbench', function () {
     await item.locator('.monaco-button', { hasText: 'Preview' }).click();
 
     const grid = await webviewWith(page, '.toolbar .title', JOB);
-    records = downloadedRecords(served);
+    records = downloadedRecords<WebLog>(served, SAMPLE, 'canvas_logs', 'web_logs');
     assert.ok(records.length > 1_000, 'a result of several windows');
     await until(page, 'the row count', () => statusText(grid), (text) => text === rowCount(records.length));
     const id = await columnIndex(grid, 'key.id');

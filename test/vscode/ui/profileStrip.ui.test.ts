@@ -8,12 +8,12 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { FrameLocator, Page } from 'playwright-core';
 import type { ColumnProfile, ResultProfile } from '../../../src/engine/engineProtocol';
 import { screenshot } from '../harness/browser';
 import { contextMenu, jobRow, queryTableFromTree } from '../harness/jobSteps';
-import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
+import { downloadedRecords } from '../harness/downloadedRecords';
+import { workbenchSuite } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
 import { expandRow, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
 
@@ -24,17 +24,6 @@ const MEDIA = path.resolve(__dirname, '..', '..', '..', '..', 'media');
 interface WebLog {
   key: { id: string };
   value: { course_id?: number | null; http_status: number; http_method: string };
-}
-
-function downloadedRecords(served: SuiteWorkbench['served']): WebLog[] {
-  const folder = path.join(served.run.workspace, 'data-query-results', SAMPLE, 'canvas_logs', 'web_logs');
-  const [jobId] = fs.readdirSync(folder);
-  const records: WebLog[] = [];
-  for (const file of fs.readdirSync(path.join(folder, jobId)).sort()) {
-    const text = gunzipSync(fs.readFileSync(path.join(folder, jobId, file))).toString('utf8');
-    for (const line of text.split('\n')) if (line) records.push(JSON.parse(line) as WebLog);
-  }
-  return records;
 }
 
 /** A record without a course: the service leaves a NULL value out of the record. */
@@ -91,7 +80,7 @@ describe('Profile strips under the preview\'s headers in the VS Code workbench',
     await queryTableFromTree(page, 'web_logs');
     await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
     grid = await webviewWith(page, '.toolbar .title', JOB);
-    records = downloadedRecords(served);
+    records = downloadedRecords<WebLog>(served, SAMPLE, 'canvas_logs', 'web_logs');
     const names = await columnNames(grid);
     const strips = await until(page, 'a strip drawn under every header', () => drawnStrips(grid), (drawn) => drawn.length === names.length);
     assert.deepEqual(
