@@ -70,6 +70,25 @@ export interface ProfileOptions {
   onColumn?: (column: ColumnProfile) => void;
   /** rows of the result copied so far, while the profile waits for its copy */
   onRows?: (rows: number) => void;
+  /**
+   * a profile nobody waits on (the grid's strips): when the engine must restart to read files
+   * in another folder, it is stopped at once (failing with `isYieldedToRestart`) rather than
+   * holding the restart, and the file asked for, until it ends
+   */
+  background?: boolean;
+}
+
+/** The message of a background request stopped so that the engine could restart. */
+const YIELDED = 'The SQL engine restarted to read files in another folder before this ended.';
+
+/** What a background request the engine stopped so that it could restart fails with. */
+export function yieldedToRestartError(): EngineError {
+  return new EngineError('crashed', YIELDED);
+}
+
+/** Whether `err` is a background request the engine stopped to restart: asking again, once it has, is fine. */
+export function isYieldedToRestart(err: unknown): boolean {
+  return isEngineError(err) && err.kind === 'crashed' && err.message === YIELDED;
 }
 
 interface Pending {
@@ -80,6 +99,8 @@ interface Pending {
   cleanup(): void;
   /** the caller cancelled it: a process stopped under it answers it as cancelled */
   signal?: AbortSignal;
+  /** stopped, not waited for, when the engine restarts to read files elsewhere */
+  background?: boolean;
 }
 
 const DEFAULT_STUCK_AFTER_CANCEL_MS = 15_000;
@@ -112,6 +133,8 @@ export class EngineClient {
   private hostFolders: string[] = [];
   /** widening the folders, one at a time */
   private readonly widening = new SerialQueue();
+  /** the process stops to restart with wider folders once the requests it runs are answered */
+  private restarting = false;
   /** called once no request is pending */
   private readonly drained: (() => void)[] = [];
 
@@ -161,9 +184,11 @@ export class EngineClient {
    * it is done, `onRows` the rows copied while the result's copy is made, which a profile waits for.
    */
   async profile(handle: string, view: View, options: ProfileOptions = {}, signal?: AbortSignal): Promise<ResultProfile> {
+    // asked while the process is stopping for a restart, a background profile would hold it up: it waits for the new one
+    if (options.background && this.restarting) await this.widening.idle();
     await this.reopen(handle, signal);
     const params = options.columns ? { handle, view, columns: options.columns } : { handle, view };
-    return this.call('profile', params, signal, options.onRows, options.onColumn as ((value: unknown) => void) | undefined);
+    return this.call('profile', params, signal, options.onRows, options.onColumn as ((value: unknown) => void) | undefined, options.background);
   }
 
   /** The profile of files not open in a preview: opened for it, and closed again however it ends. */
@@ -297,9 +322,26 @@ export class EngineClient {
       const outside = wanted.filter((path) => !within(path, this.hostFolders));
       if (!this.child || outside.length === 0) return;
       this.logger.info(`SQL engine restarts to read files in ${[...new Set(outside.map((path) => dirname(path)))].join(', ')}`);
-      if (this.pending.size > 0) await new Promise<void>((done) => this.drained.push(done));
-      await this.stop();
+      this.restarting = true;
+      try {
+        this.stopBackground();
+        if (this.pending.size > 0) await new Promise<void>((done) => this.drained.push(done));
+        await this.stop();
+      } finally {
+        this.restarting = false;
+      }
     });
+  }
+
+  /** Fails the background requests pending (the process they run in stops next), so that a restart waits only for the others. */
+  private stopBackground(): void {
+    for (const [id, pending] of this.pending) {
+      if (!pending.background) continue;
+      this.pending.delete(id);
+      pending.cleanup();
+      pending.reject(pending.signal?.aborted ? cancelledError() : yieldedToRestartError());
+    }
+    if (this.pending.size === 0) this.notifyDrained();
   }
 
   private async reopen(handle: string, signal?: AbortSignal): Promise<void> {
@@ -316,12 +358,13 @@ export class EngineClient {
     signal?: AbortSignal,
     onProgress?: (rows: number) => void,
     onPart?: (value: unknown) => void,
+    background?: boolean,
   ): Promise<RequestResults[M]> {
     if (this.disposed) throw new EngineError('cancelled', 'The SQL engine was shut down.');
     if (signal?.aborted) throw cancelledError();
     clearTimeout(this.idleTimer);
     const child = await this.ready();
-    return this.request(child, method, params, signal, onProgress, onPart);
+    return this.request(child, method, params, signal, onProgress, onPart, background);
   }
 
   private request<M extends Method>(
@@ -331,6 +374,7 @@ export class EngineClient {
     signal?: AbortSignal,
     onProgress?: (rows: number) => void,
     onPart?: (value: unknown) => void,
+    background?: boolean,
   ): Promise<RequestResults[M]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -344,7 +388,7 @@ export class EngineClient {
         clearTimeout(stuck);
         signal?.removeEventListener('abort', onAbort);
       };
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, onPart, cleanup, signal });
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, onPart, cleanup, signal, background });
       this.post(child, { type: 'request', id, method, params });
       if (signal?.aborted) onAbort();
     });

@@ -3,10 +3,12 @@
 // filters and WHERE in force, not the rows on screen), and each column's profile goes to the
 // grid as soon as it is done, tagged with the version. A view with other rows (other filters or
 // WHERE), another source or closing the panel cancels the profile running; a view that only
-// sorts differently keeps it, since its rows are the same. A profile stopped by the engine's
-// restart is started once more; any other failure is one quiet note in the grid.
+// sorts differently keeps it, since its rows are the same. A profile the engine stopped to
+// restart for files elsewhere starts again on the new process, one stopped by a crash once
+// more; any other failure is one quiet note in the grid.
 
 import type { Logger } from '../../core/logger';
+import { isYieldedToRestart } from '../../engine/engineClient';
 import type { ColumnProfile } from '../../engine/engineProtocol';
 import { engineView } from '../../webview/filterText';
 import type { ToWebview, ViewState } from '../../webview/previewProtocol';
@@ -144,6 +146,13 @@ export class ColumnProfiles {
         () => undefined,
         (err: unknown) => {
           if (!current() || isCancellation(err)) return;
+          // stopped so that the engine could restart for files in another folder: again, on the new process
+          if (isYieldedToRestart(err)) {
+            this.run = newRun(run.again);
+            this.replay();
+            this.start(this.run);
+            return;
+          }
           // the engine stopped under the profile (restarted for another request, or crashed): once more from the start
           if (errorKind(err) === 'crashed' && !run.again) {
             this.logger.info(`Column profiles of ${source.title} start again: ${err instanceof Error ? err.message : String(err)}`);

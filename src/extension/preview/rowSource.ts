@@ -42,7 +42,8 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
     cell: (view, offset, column, cellSignal) => engine.cell(handle, view, offset, column, cellSignal),
     count: (view, countSignal) => engine.count(handle, view, countSignal),
     exportTarget: (view) => ({ handle, view }),
-    profile: (view, handlers, profileSignal) => engine.profile(handle, view, handlers, profileSignal),
+    // nobody waits on it: a restart of the engine for files elsewhere stops it rather than waiting
+    profile: (view, handlers, profileSignal) => engine.profile(handle, view, { ...handlers, background: true }, profileSignal),
     close: () => engine.closeHandle(handle),
   };
 }

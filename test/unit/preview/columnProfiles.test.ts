@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { nullLogger } from '../../../src/core/logger';
 import type { ColumnProfile, ResultProfile, View } from '../../../src/engine/engineProtocol';
+import { yieldedToRestartError } from '../../../src/engine/engineClient';
 import { EngineError } from '../../../src/engine/engineErrors';
 import { PreviewSession } from '../../../src/extension/preview/previewSession';
 import type { ProfileHandlers, RowSource } from '../../../src/extension/preview/rowSource';
@@ -171,6 +172,22 @@ describe('column profiles of a preview', () => {
     await settle();
     assert.equal(calls.length, 3, 'but only once');
     assert.equal(profileMessages().at(-1)?.type, 'profileFailed');
+  });
+
+  it('starts again, as often as it happens and with no note, when the engine stopped it to restart for files elsewhere', async () => {
+    const calls: ProfileCall[] = [];
+    const { s, profileMessages } = session();
+    s.attach(source(calls));
+    await s.receive({ type: 'ready' });
+    await shown(s);
+    for (let i = 0; i < 3; i++) {
+      calls[i].reject(yieldedToRestartError());
+      await settle();
+      assert.equal(calls.length, i + 2, `started again after restart ${i + 1}`);
+    }
+    calls[3].handlers.onColumn?.(columnProfile('a'));
+    assert.ok(!profileMessages().some((m) => m.type === 'profileFailed'), 'no note: nothing failed');
+    assert.equal(profileMessages().at(-1)?.type, 'profileColumn');
   });
 
   it('tells the grid a reloaded page of the profile so far: the columns done, or the failure', async () => {
