@@ -43,6 +43,8 @@ export class ColumnProfiles {
   /** the latest version the grid painted rows of */
   private shownVersion = -1;
   private run: ProfileRun | undefined;
+  /** the grid could not read the current version's first rows: its strips are hidden until it can */
+  private hidden = false;
 
   constructor(
     private readonly host: ColumnProfilesHost,
@@ -58,6 +60,7 @@ export class ColumnProfiles {
   follow(version: number, source: RowSource | undefined, view: ViewState): void {
     const keep = this.run !== undefined && source === this.source && this.view !== undefined && sameRows(this.view, view);
     this.version = version;
+    this.hidden = false;
     if (keep) return;
     this.source = source;
     this.view = view;
@@ -68,7 +71,21 @@ export class ColumnProfiles {
   /** The grid painted the first rows of `version`: its profile starts, if it has not. */
   shown(version: number): void {
     this.shownVersion = Math.max(this.shownVersion, version);
+    if (version === this.version && this.hidden) {
+      this.hidden = false;
+      this.replay();
+    }
     if (version === this.version && this.run && !this.run.started) this.start(this.run);
+  }
+
+  /**
+   * The first rows of `version` could not be read (a WHERE that fails, the engine gone): the
+   * grid shows only the error, so no strips wait under its headers; they come back with its rows.
+   */
+  unreadable(version: number): void {
+    if (version !== this.version || !this.run || this.run.started) return;
+    this.hidden = true;
+    this.host.post({ type: 'profileState', version, state: 'off' });
   }
 
   /** The user asked for the profile of `version` again, after it failed. */
@@ -91,7 +108,7 @@ export class ColumnProfiles {
   /** Tells the grid everything about the current version's profile: whether it has one, what is done, or why it failed. */
   replay(): void {
     const run = this.run;
-    if (!run) {
+    if (!run || this.hidden) {
       this.host.post({ type: 'profileState', version: this.version, state: 'off' });
       return;
     }

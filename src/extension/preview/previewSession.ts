@@ -245,7 +245,10 @@ export class PreviewSession {
       case 'fetch': {
         if (message.version !== this.version) return;
         const { version, offset } = message;
-        const answer = (rows: unknown[][] | undefined): void => this.post(rows ? { type: 'rows', version, offset, rows } : { type: 'rowsFailed', version, offset });
+        const answer = (rows: unknown[][] | undefined): void => {
+          this.post(rows ? { type: 'rows', version, offset, rows } : { type: 'rowsFailed', version, offset });
+          if (!rows && offset === 0) this.profiles.unreadable(version);
+        };
         await this.read(offset, message.limit, answer).catch(() => undefined);
         break;
       }

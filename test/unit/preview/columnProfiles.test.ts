@@ -190,6 +190,35 @@ describe('column profiles of a preview', () => {
     assert.equal(profileMessages().at(-1)?.type, 'profileColumn');
   });
 
+  it('hides the strips of a view whose first rows cannot be read (a failing WHERE), and brings them back with the next view\'s rows', async () => {
+    const calls: ProfileCall[] = [];
+    const { s, profileMessages } = session();
+    const failing: RowSource = {
+      ...source(calls),
+      page: async (view) => {
+        if (view.where) throw new EngineError('syntax', 'Referenced column "nope" not found. Correct the WHERE condition and apply it again.');
+        return [[1, 2, 3]];
+      },
+    };
+    s.attach(failing);
+    await s.receive({ type: 'ready' });
+    await shown(s);
+    await s.receive({ type: 'setView', view: { sort: [], filters: {}, where: 'nope > 1' } });
+    const bad = s.state().version;
+    await s.receive({ type: 'fetch', version: bad, offset: 0, limit: 200 });
+    await settle();
+    assert.deepEqual(profileMessages().at(-1), { type: 'profileState', version: bad, state: 'off' }, 'no strips wait under an error');
+    assert.equal(calls.length, 1, 'and nothing is profiled for it');
+
+    await s.receive({ type: 'setView', view: { sort: [], filters: {}, where: '' } });
+    const good = s.state().version;
+    await s.receive({ type: 'fetch', version: good, offset: 0, limit: 200 });
+    await s.receive({ type: 'shown', version: good, firstRow: 0, rows: 1 });
+    await settle();
+    assert.equal(calls.length, 2, 'the readable view is profiled');
+    assert.deepEqual(profileMessages().find((m) => m.type === 'profileState' && m.version === good), { type: 'profileState', version: good, state: 'waiting' });
+  });
+
   it('tells the grid a reloaded page of the profile so far: the columns done, or the failure', async () => {
     const calls: ProfileCall[] = [];
     const { s, profileMessages } = session();
