@@ -61,6 +61,12 @@ export interface ChartData {
   categories?: string[];
   /** the last category stands for the values outside the most common ones */
   otherCategory?: true;
+  /**
+   * x was grouped in `count` equal ranges [from, to) of `width` (milliseconds for times) from
+   * `start`, a multiple of it: a point's x is its range's start, or on a category axis its
+   * range's place (the category named `from – to`)
+   */
+  ranges?: { start: number; width: number; count: number };
   series: ChartSeries[];
   /** the rows of the view */
   rows: number;

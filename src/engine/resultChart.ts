@@ -11,6 +11,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CHART_BARS, CHART_LABEL_CHARS, CHART_POINTS, CHART_SERIES, LINE_BUCKETS, SCATTER_CELLS, type ChartData, type ChartPoint, type ChartSeries, type ChartSpec } from './chartProtocol';
 import { ChartSpecError, checkChart, columnClass, xAxisOf, type CheckedChart } from './chartColumns';
+import { rangesOf, widthText, type RangeValues } from './chartRanges';
 import { cancelledError, EngineError } from './engineErrors';
 import type { ResultColumn, View } from './engineProtocol';
 import type { RunWork, Work } from './engineWork';
@@ -20,7 +21,6 @@ import { viewRows } from './resultQueries';
 import { isoTimestamp } from './rowValues';
 import { quoteIdent, type BoundSql } from './sqlText';
 import { checkFilterValues, withUsersWhere } from './usersWhere';
-import { formatDuration } from '../core/durationText';
 
 /** What charting needs of the engine: its runner and the copy's scheduler. */
 export interface ChartParts {
@@ -273,28 +273,23 @@ async function chartRows(conn: DuckDBConnection, work: Work, rows: BoundSql, cha
     }
   }
 
-  // equal ranges of x, the last one closed; whole numbers spanning fewer than the ranges: one per number
-  const buckets = kind === 'line' || kind === 'area' ? LINE_BUCKETS : CHART_BARS;
-  const whole = xClass === 'number' && /INT/i.test(chart.x.sqlType);
-  const width = whole ? Math.max(1, Math.ceil((hi - lo + 1) / buckets)) : (hi - lo) / buckets;
-  const n = width === 0 ? 1 : whole ? Math.ceil((hi - lo + 1) / width) : buckets;
-  const bucket = width === 0 ? '0' : `least(CAST(floor((x - ${literal(lo)}) / ${literal(width)}) AS BIGINT), ${n - 1})`;
+  // equal ranges of x, of a round width
+  const values: RangeValues = time ? 'time' : xClass === 'number' && /INT/i.test(chart.x.sqlType) ? 'whole' : 'number';
+  const { start, width, count: n } = rangesOf(lo, hi, kind === 'line' || kind === 'area' ? LINE_BUCKETS : CHART_BARS, values);
+  // a value at a range's start, which the division may put a hair below it, counts in that range
+  const bucket = `least(greatest(CAST(floor((x - ${literal(start)}) / ${literal(width)} + 1e-9) AS BIGINT), 0), ${n - 1})`;
   const grouped = await query(`SELECT ${bucket} AS b, ${seriesSelect}, ${measureSql} FROM dq_points GROUP BY ALL ORDER BY b`, seriesParams);
-  const edges = Array.from({ length: n + 1 }, (_, i) => (i < n ? lo + i * width : whole ? lo + n * width : hi));
+  const edges = Array.from({ length: n + 1 }, (_, i) => start + i * width);
   let categories: string[] | undefined;
   if (axis === 'category') {
     const shown = await label(edges);
     categories = shown.slice(0, n).map((from, i) => `${from} – ${shown[i + 1]}`);
   }
   for (const [b, cs, co, m] of grouped) {
-    const i = Math.max(0, Math.min(n - 1, Number(b)));
+    const i = Number(b);
     seriesOf(cs, co).points.push([axis === 'category' ? i : edges[i], Number(m)]);
   }
-  const wide = time ? formatDuration(width, 'long') : numberLabel(width);
-  notes.unshift(
-    width === 0
-      ? `${measureWords} of the one value of ${chart.x.name}.`
-      : `${measureWords} in ${plural(n, 'equal range')} of ${chart.x.name}, each ${wide} wide${measure !== 'value' && (kind === 'line' || kind === 'area') && plotted > CHART_POINTS ? ` (${count(plotted)} rows, more than ${count(CHART_POINTS)})` : ''}.`,
-  );
-  return data(true, categories ? { categories } : {});
+  const more = measure !== 'value' && (kind === 'line' || kind === 'area') && chart.y && plotted > CHART_POINTS ? ` (${count(plotted)} rows, more than ${count(CHART_POINTS)})` : '';
+  notes.unshift(`${measureWords} in ${plural(n, 'range')} of ${chart.x.name}, each ${widthText(width, values)} wide${more}.`);
+  return data(true, { ranges: { start, width, count: n }, ...(categories ? { categories } : {}) });
 }

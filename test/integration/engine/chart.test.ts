@@ -112,9 +112,15 @@ describe('engine: charts', function () {
       const chart = await chartOf(await logFiles(), { kind: 'histogram', x: 'value.timestamp' });
       const [[rows]] = await bare(`SELECT count(*) FROM ${logs}`);
       assert.equal(points(chart).reduce((s, p) => s + p.y, 0), Number(rows));
-      assert.equal(chart.categories!.length, CHART_BARS);
-      assert.match(chart.categories![0], /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d.* – /, 'ranges named by their times');
-      assert.match(chart.note, new RegExp(`^Rows in ${CHART_BARS} equal ranges of value\\.timestamp, each .+ wide\\.`));
+      const { start, width, count } = chart.ranges!;
+      assert.ok(count <= CHART_BARS + 1 && count >= CHART_BARS / 3, `${count} ranges`);
+      assert.equal(width, 86_400_000, 'the sample\'s month in ranges of a day');
+      assert.equal(start % width, 0, 'starting at midnight');
+      assert.equal(chart.categories!.length, count);
+      assert.match(chart.categories![0], /^\d{4}-\d\d-\d\d – \d{4}-\d\d-\d\d$/, 'ranges of days named by their dates');
+      const [[first, last]] = await bare(`SELECT epoch_ms(min(CAST("value.timestamp" AS TIMESTAMPTZ))), epoch_ms(max(CAST("value.timestamp" AS TIMESTAMPTZ))) FROM ${logs}`);
+      assert.ok(start <= Number(first) && Number(first) < start + width && Number(last) < start + count * width, 'the ranges hold the first and the last time');
+      assert.match(chart.note, new RegExp(`^Rows in ${count} ranges of value\\.timestamp, each 1 day wide\\.`));
     });
 
     it('follows the view: its filters and its WHERE', async () => {
@@ -171,17 +177,20 @@ describe('engine: charts', function () {
       assert.equal(chart.aggregated, true);
       assert.equal(chart.measure, 'sum');
       const [[lo, hi, total]] = await bare(`SELECT epoch_ms(min(t)), epoch_ms(max(t)), sum(v) FROM ${rel}`);
-      const width = (Number(hi) - Number(lo)) / LINE_BUCKETS;
+      const { start, width, count } = chart.ranges!;
+      assert.equal(width, 3_600_000, '60,000 rows 7 s apart, about 4.9 days: in ranges of an hour, the round width next above 35 minutes');
+      assert.ok(start <= Number(lo) && Number(hi) < start + count * width && count <= LINE_BUCKETS + 1);
       const got = points(chart);
-      assert.equal(got.length, LINE_BUCKETS);
+      assert.equal(got.length, count, 'every range holds rows');
       near(got.reduce((s, p) => s + p.y, 0), Number(total), 'the sums together');
+      const sums = await bare(`SELECT CAST(floor((epoch_ms(t) - ${start}) / ${width}) AS BIGINT) AS r, sum(v) FROM ${rel} GROUP BY r ORDER BY r`);
       for (const [i, p] of got.entries()) {
-        assert.equal(p.x, Number(lo) + i * width, `range ${i} starts where it should`);
-        const last = i === LINE_BUCKETS - 1;
-        const [[sum]] = await bare(`SELECT sum(v) FROM ${rel} WHERE epoch_ms(t) >= ${p.x} AND (epoch_ms(t) < ${Number(lo) + (i + 1) * width}${last ? ' OR true' : ''})`);
+        assert.equal(p.x, start + i * width, `range ${i} starts where it should`);
+        const [[sum]] = await bare(`SELECT sum(v) FROM ${rel} WHERE epoch_ms(t) >= ${p.x} AND epoch_ms(t) < ${p.x + width}`);
         near(p.y, Number(sum), `the sum in range ${i}`);
+        near(p.y, Number(sums[i][1]), `the sum in range ${i}, grouped`);
       }
-      assert.match(chart.note, /^The sum of v in 200 equal ranges of t, each .* wide \(60,000 rows, more than 20,000\)\./);
+      assert.match(chart.note, new RegExp(`^The sum of v in ${count} ranges of t, each 1 hour wide \\(60,000 rows, more than 20,000\\)\\.`));
     });
 
     it('an area chart without y counts the rows in each range', async () => {
@@ -189,16 +198,20 @@ describe('engine: charts', function () {
       assert.equal(chart.measure, 'count');
       const got = points(chart);
       assert.equal(got.reduce((s, p) => s + p.y, 0), N);
-      assert.deepEqual(got.map((p) => p.y), got.map(() => N / LINE_BUCKETS), 'whole numbers in ranges of equal width hold equal counts');
+      assert.deepEqual(chart.ranges, { start: 0, width: 500, count: N / 500 }, 'ranges of a round width: 300 would do, 500 is round');
+      assert.deepEqual(got.map((p) => p.y), got.map(() => 500), 'whole numbers in ranges of equal width hold equal counts');
     });
 
     it('a histogram of numbers counts the rows in equal ranges, as DuckDB counts them between the same bounds', async () => {
       const chart = await chartOf([file], { kind: 'histogram', x: 'v' });
       const [[lo, hi]] = await bare(`SELECT min(v), max(v) FROM ${rel}`);
-      const width = (Number(hi) - Number(lo)) / CHART_BARS;
-      const conditions = Array.from({ length: CHART_BARS }, (_, i) => `count(*) FILTER (WHERE v >= ${Number(lo) + i * width} AND ${i === CHART_BARS - 1 ? 'true' : `v < ${Number(lo) + (i + 1) * width}`})`);
+      const { start, width, count } = chart.ranges!;
+      assert.equal(width, 10, `(${Number(lo)} to ${Number(hi)}) / 40 is about 9: ranges of 10`);
+      assert.ok(start <= Number(lo) && Number(hi) < start + count * width);
+      assert.deepEqual(chart.categories!.slice(0, 2), [`${start} – ${start + 10}`, `${start + 10} – ${start + 20}`]);
+      const conditions = Array.from({ length: count }, (_, i) => `count(*) FILTER (WHERE v >= ${start + i * width} AND v < ${start + (i + 1) * width})`);
       const [counts] = await bare(`SELECT ${conditions.join(', ')} FROM ${rel}`);
-      const got = new Array<number>(CHART_BARS).fill(0);
+      const got = new Array<number>(count).fill(0);
       for (const p of points(chart)) got[p.x as number] = p.y;
       assert.deepEqual(got, counts.map(Number));
     });
