@@ -94,3 +94,26 @@ export function checkChart(spec: ChartSpec, columns: readonly ResultColumn[]): C
   const color = pick('color', spec.color);
   return { kind, x, ...(y ? { y } : {}), ...(color ? { color } : {}) };
 }
+
+/** A first chart of a result, for the person to change: a histogram of its first time or number column, else bars of its first column. */
+export function firstChart(columns: readonly ResultColumn[]): ChartSpec | undefined {
+  const time = columns.find((c) => columnClass(c) === 'time');
+  const number = columns.find((c) => columnClass(c) === 'number');
+  const first = time ?? number;
+  if (first) return { kind: 'histogram', x: first.name };
+  return columns[0] && { kind: 'bar', x: columns[0].name };
+}
+
+/**
+ * The column for `role` when the kind changes to `kind`: the one chosen so far while it fits (and,
+ * where numbers are needed, holds them), else the first that holds numbers or times, else the first that fits.
+ */
+export function keptColumn(kind: ChartKind, role: 'x' | 'y', columns: readonly ResultColumn[], current: string | undefined): string | undefined {
+  const fitting = columnsFor(kind, role, columns);
+  const numeric = fitting.filter((c) => columnClass(c) === 'number' || (role === 'x' && columnClass(c) === 'time'));
+  const wantsNumbers = role === 'y' || kind === 'scatter' || kind === 'histogram';
+  const chosen = fitting.find((c) => c.name === current);
+  if (chosen && (!wantsNumbers || numeric.includes(chosen) || numeric.length === 0)) return chosen.name;
+  if (role === 'y' && current === undefined && kind !== 'scatter') return undefined;
+  return (numeric[0] ?? fitting[0])?.name;
+}

@@ -46,7 +46,9 @@ export type ToHost =
   | { type: 'copy'; text: string }
   /** copy a row (or one cell of it) of a version that holds values the grid has only the start of: the host reads them whole */
   | { type: 'copyWhole'; version: number; row: number; column?: number }
-  | { type: 'export' };
+  | { type: 'export' }
+  /** the grid's Chart… button */
+  | { type: 'chart' };
 
 /** The message, when it is a well-formed ToHost; otherwise undefined. */
 export function parseToHost(data: unknown): ToHost | undefined {
@@ -54,6 +56,7 @@ export function parseToHost(data: unknown): ToHost | undefined {
   switch (data.type) {
     case 'ready':
     case 'export':
+    case 'chart':
       return { type: data.type };
     case 'fetch':
       return isCount(data.version) && isCount(data.offset) && isCount(data.limit) && data.limit > 0 && data.limit <= MAX_FETCH_ROWS

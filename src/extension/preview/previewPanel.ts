@@ -17,6 +17,8 @@ export interface PreviewPanelDeps {
   logger: Logger;
   /** the grid's Export button */
   onExport(panel: PreviewPanel): void;
+  /** the grid's Chart… button */
+  onChart?(panel: PreviewPanel): void;
 }
 
 export class PreviewPanel implements vscode.Disposable {
@@ -45,6 +47,7 @@ export class PreviewPanel implements vscode.Disposable {
         post: (message) => void webview.postMessage(message),
         copy: (text) => void vscode.env.clipboard.writeText(text),
         export: () => deps.onExport(this),
+        chart: () => deps.onChart?.(this),
         retitle: (name) => {
           webviewPanel.title = name;
         },

@@ -35,6 +35,8 @@ export interface SessionHost {
   post(message: ToWebview): void;
   copy(text: string): void;
   export(): void;
+  /** the grid's Chart… button */
+  chart?(): void;
   /** names the panel (its tab) after what the grid shows now */
   retitle?(title: string): void;
 }
@@ -261,6 +263,9 @@ export class PreviewSession {
         break;
       case 'export':
         this.host.export();
+        break;
+      case 'chart':
+        this.host.chart?.();
         break;
     }
   }

@@ -13,6 +13,7 @@ describe('preview messages from the webview', () => {
     assert.deepEqual(parseToHost({ type: 'copy', text: 'a\tb' }), { type: 'copy', text: 'a\tb' });
     assert.deepEqual(parseToHost({ type: 'copyWhole', version: 2, row: 40, column: 1 }), { type: 'copyWhole', version: 2, row: 40, column: 1 });
     assert.deepEqual(parseToHost({ type: 'copyWhole', version: 2, row: 40, extra: 'x' }), { type: 'copyWhole', version: 2, row: 40 });
+    assert.deepEqual(parseToHost({ type: 'chart', extra: 'x' }), { type: 'chart' });
   });
 
   it('refuses malformed or oversized requests', () => {
