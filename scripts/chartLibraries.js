@@ -65,14 +65,14 @@ window.bench = {
 };`,
   },
   {
-    name: 'ECharts (core, bar/line/scatter, canvas and SVG renderers)',
+    name: 'ECharts (core, bar/line/scatter, axes, legend, tooltip, canvas and SVG renderers: the parts the chart page uses)',
     packages: ['echarts'],
     entry: `
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart, ScatterChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TooltipComponent, TitleComponent, DatasetComponent } from 'echarts/components';
+import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
-echarts.use([BarChart, LineChart, ScatterChart, GridComponent, LegendComponent, TooltipComponent, TitleComponent, DatasetComponent, CanvasRenderer, SVGRenderer]);
+echarts.use([BarChart, LineChart, ScatterChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer, SVGRenderer]);
 let chart;
 let option;
 window.bench = {
