@@ -12,7 +12,7 @@ export const LINE_BUCKETS = 200;
 export const CHART_BARS = 40;
 /** Series of a chart coloured by a column: the most common values, the rest as "other". */
 export const CHART_SERIES = 8;
-/** The cells of an aggregated scatter chart: ranges of x by ranges of y. */
+/** The cells of an aggregated scatter chart: ranges of x by ranges of y (fewer when coloured: CHART_POINTS cells in all series together). */
 export const SCATTER_CELLS = { x: 100, y: 50 } as const;
 /** Text values (categories, series names) are cut to this many characters. */
 export const CHART_LABEL_CHARS = 100;

@@ -210,20 +210,21 @@ async function chartRows(conn: DuckDBConnection, work: Work, rows: BoundSql, cha
     return data(false);
   }
 
-  // a scatter chart of more rows: cells of a grid, each drawn at its centre and sized by its rows
+  // a scatter chart of more rows: cells of a grid, each drawn at its centre and sized by its rows;
+  // a coarser grid for many series, so that all of them together have no more than CHART_POINTS cells
   if (kind === 'scatter') {
     const [lo, hi, ylo, yhi] = [xLo!, xHi!, yLo!, yHi!];
-    const wx = (hi - lo) / SCATTER_CELLS.x;
-    const wy = (yhi - ylo) / SCATTER_CELLS.y;
+    const seriesCount = colours ? colours.values.length + (colours.groups > colours.values.length ? 1 : 0) : 1;
+    const scale = Math.min(1, Math.sqrt(CHART_POINTS / (SCATTER_CELLS.x * SCATTER_CELLS.y * seriesCount)));
+    const [nx, ny] = [Math.floor(SCATTER_CELLS.x * scale), Math.floor(SCATTER_CELLS.y * scale)];
+    const wx = (hi - lo) / nx;
+    const wy = (yhi - ylo) / ny;
     const cell = (v: string, from: number, width: number, n: number): string => (width === 0 ? '0' : `least(CAST(floor((${v} - ${literal(from)}) / ${literal(width)}) AS BIGINT), ${n - 1})`);
-    const cells = await query(
-      `SELECT ${cell('x', lo, wx, SCATTER_CELLS.x)} AS cx, ${cell('y', ylo, wy, SCATTER_CELLS.y)} AS cy, ${seriesSelect}, count(*) FROM dq_points GROUP BY ALL ORDER BY cx, cy`,
-      seriesParams,
-    );
+    const cells = await query(`SELECT ${cell('x', lo, wx, nx)} AS cx, ${cell('y', ylo, wy, ny)} AS cy, ${seriesSelect}, count(*) FROM dq_points GROUP BY ALL ORDER BY cx, cy`, seriesParams);
     for (const [bx, by, cs, co, n] of cells) {
       seriesOf(cs, co).points.push([lo + (Number(bx) + 0.5) * wx, ylo + (Number(by) + 0.5) * wy, Number(n)]);
     }
-    notes.unshift(`${plural(plotted, 'point')}, more than ${count(CHART_POINTS)}: shown as the ${plural(cells.length, 'cell')} of a ${SCATTER_CELLS.x} × ${SCATTER_CELLS.y} grid that hold any, each drawn at its centre and sized by its rows.`);
+    notes.unshift(`${plural(plotted, 'point')}, more than ${count(CHART_POINTS)}: shown as the ${plural(cells.length, 'cell')} of a ${nx} × ${ny} grid that hold any, each drawn at its centre and sized by its rows.`);
     return data(true);
   }
 

@@ -257,6 +257,11 @@ describe('engine: charts', function () {
         assert.equal(p.rows, Number(n), `the cell at ${x}, ${y}`);
       }
       assert.match(chart.note, /^60,000 points, more than 20,000: shown as the .* cells of a 100 × 50 grid/);
+      const coloured = await chartOf([file], { kind: 'scatter', x: 'i', y: 'v', color: 'g' });
+      const cells = points(coloured);
+      assert.equal(cells.reduce((s, p) => s + (p.rows ?? 0), 0), N, 'every row in a cell of its series');
+      assert.ok(cells.length <= CHART_POINTS, `${cells.length} cells in 9 series: no more than a chart draws`);
+      assert.match(coloured.note, /cells of a 66 × 33 grid/, 'a coarser grid for 9 series');
     });
 
     it('stops when cancelled midway, and the engine serves the next request', async () => {
