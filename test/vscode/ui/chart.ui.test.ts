@@ -2,7 +2,8 @@
 // previewed, Chart… on the grid's toolbar, a bar chart and its columns chosen with the keyboard
 // alone and drawn (counted against the downloaded file, read here), the theme's colours on the
 // canvas, then Save SVG… and Save PNG… through the save dialog (the SVG parses and holds the
-// bars and their names, the PNG is a PNG of the chart's size). Chart… on a SQL console's result
+// bars and their names, the PNG is a PNG of the chart's size), and drawn again in another
+// theme's colours when the theme changes. Chart… on a SQL console's result
 // charts the statement's rows. And `dataQuery.chartResult` driven by an argument object from a
 // keybinding: it asks nothing and writes the SVG named.
 // Screenshots go to test-results/ (the chart's also serves the README, as media/chart.png).
@@ -130,7 +131,7 @@ describe('Charts of a result in the VS Code workbench', function () {
   const workbench = workbenchSuite('chart-ui', { 'dataQuery.connections': [{ name: SAMPLE, sample: true }] });
   let records: WebLog[];
 
-  it('Chart… on a preview: a bar chart chosen by keyboard is drawn in the theme\'s colours and saved as SVG and PNG', async () => {
+  it('Chart… on a preview: a bar chart chosen by keyboard is drawn in the theme\'s colours, saved as SVG and PNG, and drawn again in a new theme', async () => {
     const { page, served } = workbench();
     await openDataQueryView(page);
     await expandRow(page, SAMPLE);
@@ -192,6 +193,20 @@ describe('Charts of a result in the VS Code workbench', function () {
     assert.ok(png.length > 10_000, `of some size: ${png.length} bytes`);
     assert.equal(png.readUInt32BE(16), 2 * svg.width, 'twice as wide as the chart on screen');
     assert.deepEqual(fs.readdirSync(path.dirname(svgFile)).sort(), ['methods.png', 'methods.svg'], 'nothing else left beside them');
+
+    // another theme: the chart is drawn again in its colours
+    await page.locator('.part.sidebar .title-label').first().click();
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+T');
+    const themes = page.locator('.quick-input-widget input').first();
+    await themes.waitFor();
+    await themes.fill('Dark Modern');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor();
+    await page.waitForTimeout(300); // the list settles after filtering
+    await themes.press('Enter');
+    const darkBlue = await until(page, 'the dark theme\'s colours', () => themeColour(chart, '--vscode-charts-blue'), (colour) => colour !== blue);
+    await until(page, 'the bars drawn again in the dark theme\'s blue', async () => (await canvasColours(chart)).get(darkBlue) ?? 0, (n) => n > 200);
+    assert.equal((await canvasColours(chart)).get(blue) ?? 0, 0, 'nothing left in the light theme\'s blue');
 
     // a histogram needs numbers or times: x follows the kind to the first time column
     await chart.locator('#chart-kind').focus();
