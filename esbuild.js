@@ -62,6 +62,15 @@ const builds = [
     entryPoints: ['src/webview/previewMain.ts', 'src/webview/preview.css'],
     outdir: 'dist/webview',
   },
+  // the chart panel's page (ECharts with only the parts it uses) and its style sheet
+  {
+    ...common,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    entryPoints: ['src/webview/chart/chartMain.ts', 'src/webview/chart/chart.css'],
+    outdir: 'dist/webview',
+  },
 ];
 
 async function main() {

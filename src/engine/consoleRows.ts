@@ -222,6 +222,13 @@ export class ConsoleRows {
     return `SELECT ${kept.columns.map((c, i) => `c${i} AS ${quoteIdent(c.name)}`).join(', ')} FROM ${kept.table} ORDER BY rowid`;
   }
 
+  /** The kept rows as a relation (what follows FROM) under their own column names, and those columns, once all are in: a chart's. */
+  async relation(id: string, work?: ConsoleWork): Promise<{ sql: string; columns: ResultColumn[] }> {
+    const kept = await this.until(id, () => false, work);
+    if (kept.columns.length === 0) throw new EngineError('syntax', 'The statement gave no rows to chart.');
+    return { sql: `(SELECT ${kept.columns.map((c, i) => `c${i} AS ${quoteIdent(c.name)}`).join(', ')} FROM ${kept.table}) AS dq_kept`, columns: kept.columns };
+  }
+
   /** Stops a statement still running and lets go of its rows. */
   async drop(id: string): Promise<void> {
     const kept = this.kept.get(id);

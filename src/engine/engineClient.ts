@@ -16,6 +16,7 @@ import { nullLogger, type Logger } from '../core/logger';
 import { cancelledError, EngineError, isEngineError } from './engineErrors';
 import type {
   AttachedDatabase,
+  ChartSource,
   ExportSource,
   ExportTarget,
   FromHost,
@@ -36,6 +37,7 @@ import type {
 } from './engineProtocol';
 import { SerialQueue } from '../core/serialQueue';
 import { formatDuration } from '../core/durationText';
+import type { ChartData, ChartSpec } from './chartProtocol';
 
 export interface EngineOptions {
   /** the engine host script: dist/engineHost.js in the extension */
@@ -196,6 +198,26 @@ export class EngineClient {
     const { handle } = await this.open(source, signal);
     try {
       return await this.profile(handle, view, options, signal);
+    } finally {
+      await this.closeHandle(handle).catch(() => undefined);
+    }
+  }
+
+  /**
+   * The points of a chart of a view (or of a console statement's kept rows): as they are when
+   * few, else grouped by the engine (resultChart.ts). `onRows` gets the rows copied while the
+   * chart waits for the result's copy.
+   */
+  async chart(source: ChartSource, spec: ChartSpec, onRows?: (rows: number) => void, signal?: AbortSignal): Promise<ChartData> {
+    if ('handle' in source) await this.reopen(source.handle, signal);
+    return this.call('chart', { source, spec }, signal, onRows);
+  }
+
+  /** The chart of files not open in a preview: opened for it, and closed again however it ends. */
+  async chartFiles(files: ResultSource, view: View, spec: ChartSpec, onRows?: (rows: number) => void, signal?: AbortSignal): Promise<ChartData> {
+    const { handle } = await this.open(files, signal);
+    try {
+      return await this.chart({ handle, view }, spec, onRows, signal);
     } finally {
       await this.closeHandle(handle).catch(() => undefined);
     }

@@ -109,6 +109,10 @@ function dispatch(engine: ResultEngine, work: Work, method: keyof RequestParams,
       const p = params as RequestParams['profile'];
       return engine.profile(work, p.handle, p.view, p.columns);
     }
+    case 'chart': {
+      const p = params as RequestParams['chart'];
+      return engine.chart(work, p.source, p.spec);
+    }
     case 'configure':
       return engine.configure(params as RequestParams['configure']);
   }

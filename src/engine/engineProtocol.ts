@@ -3,6 +3,7 @@
 // `vscode` nor DuckDB.
 
 import type { SchemaEnvelope } from '../core/contract';
+import type { ChartData, ChartSpec } from './chartProtocol';
 
 export interface ResultColumn {
   name: string;
@@ -144,6 +145,9 @@ export interface AttachedDatabase {
 /** What an export writes: a result's view, a statement run again, or a console statement's kept rows. */
 export type ExportSource = { handle: string; view?: View } | { sql: string; database?: AttachedDatabase } | { kept: string };
 
+/** The rows a chart reads: a result's view, or a SQL console statement's kept rows. */
+export type ChartSource = { handle: string; view?: View } | { kept: string };
+
 /** A console statement's first rows; `total` once every row is in. */
 export interface KeptSqlPage extends SqlPage {
   total?: number;
@@ -191,6 +195,8 @@ export interface RequestParams {
   prepare: { handle: string; source: ResultSource };
   /** each column profiled is sent as a `part` as it is done; the rows copied so far as `progress` meanwhile */
   profile: { handle: string; view: View; columns?: string[] };
+  /** the points of a chart (resultChart.ts); the rows copied so far as `progress` while it waits for the copy */
+  chart: { source: ChartSource; spec: ChartSpec };
 }
 
 export interface RequestResults {
@@ -212,6 +218,7 @@ export interface RequestResults {
   /** `kept`: the copy is kept now (false while a preview still has the result open: it is kept when that closes) */
   prepare: { rows: number; kept: boolean };
   profile: ResultProfile;
+  chart: ChartData;
 }
 
 export type Method = keyof RequestParams;

@@ -10,7 +10,8 @@
 //   (consoleRows.ts keeps a statement's rows);
 // - attachedDatabases.ts: database files (synced databases) attached for the statements that use them;
 // - resultExport.ts: exports to CSV and Parquet;
-// - resultProfile.ts: column profiles of a result's view.
+// - resultProfile.ts: column profiles of a result's view;
+// - resultChart.ts: the points of a chart of a view or of a console statement's kept rows.
 // Files opened without their table's schema are read as text (sourcePlan.ts). DuckDB reads and
 // writes only in the engine's folder and the folders of the files opened (engineSettings.ts).
 
@@ -21,7 +22,7 @@ import { ConsoleStatements } from './consoleStatements';
 import { ConsoleViews } from './consoleViews';
 import { CopyScheduler } from './copyScheduler';
 import { DamageChecks } from './damageChecks';
-import type { AttachedDatabase, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultProfile, ResultSource, SqlPage, View } from './engineProtocol';
+import type { AttachedDatabase, ChartSource, ExportSource, ExportTarget, KeptSqlPage, OpenedResult, Page, ResultColumn, ResultProfile, ResultSource, SqlPage, View } from './engineProtocol';
 import { workRunner, type RunWork, type Work } from './engineWork';
 import { FileEnds } from './fileEnds';
 import { FilePages } from './filePages';
@@ -29,6 +30,8 @@ import type { KeptCopies } from './keptCopies';
 import { ResultExport } from './resultExport';
 import { planResult } from './resultPlan';
 import { profileResult } from './resultProfile';
+import { chartRelation, chartResult } from './resultChart';
+import type { ChartData, ChartSpec } from './chartProtocol';
 import { ResultReader } from './resultReader';
 import { UnpackedFiles } from './unpackedFiles';
 
@@ -96,6 +99,13 @@ export class ResultEngine {
   /** Column profiles of a view, each sent as a part of the answer as it is done (resultProfile.ts). */
   profile(work: Work, id: string, view: View, columns?: string[]): Promise<ResultProfile> {
     return profileResult({ run: this.run, copies: this.copies }, work, this.reader.result(id), view, columns);
+  }
+
+  /** The points of a chart of a view or of a console statement's kept rows (resultChart.ts). */
+  async chart(work: Work, source: ChartSource, spec: ChartSpec): Promise<ChartData> {
+    if ('handle' in source) return chartResult({ run: this.run, copies: this.copies }, work, this.reader.result(source.handle), source.view ?? {}, spec);
+    const kept = await this.consoleRows.relation(source.kept, work);
+    return chartRelation(this.run, work, { sql: kept.sql, params: [] }, kept.columns, spec);
   }
 
   closeHandle(id: string): Promise<void> {

@@ -90,6 +90,7 @@ class PreviewGrid {
   private readonly status = el('span', 'status');
   private readonly cancel = el('button', 'cancel', 'Cancel');
   private readonly exportButton = el('button', 'export', 'Export…');
+  private readonly chartButton = el('button', 'chart', 'Chart…');
   private readonly error = el('div', 'error');
   private readonly scroller = el('div', 'scroller');
   private readonly header = el('div', 'header');
@@ -138,11 +139,12 @@ class PreviewGrid {
       this.showStatus();
     });
     this.exportButton.addEventListener('click', () => this.vscode.postMessage({ type: 'export' }));
+    this.chartButton.addEventListener('click', () => this.vscode.postMessage({ type: 'chart' }));
     this.status.setAttribute('role', 'status');
     this.cancel.title = 'Stop this sort or filter and go back to the rows shown before (Escape)';
     this.cancel.hidden = true;
     this.cancel.addEventListener('click', () => this.cancelView());
-    toolbar.append(this.title, el('label', 'label', 'WHERE'), this.where, el('label', 'label', 'Go to'), this.jump, this.status, this.cancel, this.exportButton);
+    toolbar.append(this.title, el('label', 'label', 'WHERE'), this.where, el('label', 'label', 'Go to'), this.jump, this.status, this.cancel, this.chartButton, this.exportButton);
 
     this.error.setAttribute('role', 'alert');
     this.error.hidden = true;
@@ -219,6 +221,7 @@ class PreviewGrid {
     this.canShape = canShape;
     this.empty = empty;
     this.exportButton.disabled = empty;
+    this.chartButton.disabled = empty;
     this.jump.disabled = empty;
     // no header or rows of the result shown before: only the message
     this.scroller.hidden = empty;

@@ -58,7 +58,9 @@ export type ToHost =
   | { type: 'copyWhole'; version: number; row: number; column?: number }
   | { type: 'export' }
   /** profile the columns of a version again (after its profile failed) */
-  | { type: 'profileAgain'; version: number };
+  | { type: 'profileAgain'; version: number }
+  /** the grid's Chart… button */
+  | { type: 'chart' };
 
 /** The message, when it is a well-formed ToHost; otherwise undefined. */
 export function parseToHost(data: unknown): ToHost | undefined {
@@ -66,6 +68,7 @@ export function parseToHost(data: unknown): ToHost | undefined {
   switch (data.type) {
     case 'ready':
     case 'export':
+    case 'chart':
       return { type: data.type };
     case 'fetch':
       return isCount(data.version) && isCount(data.offset) && isCount(data.limit) && data.limit > 0 && data.limit <= MAX_FETCH_ROWS

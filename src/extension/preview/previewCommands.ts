@@ -1,6 +1,7 @@
 // The preview's commands: `dataQuery.previewResult` (a job, files or a file URI in the grid),
 // `dataQuery.exportResult` (a preview's rows or a whole job to CSV or Parquet),
-// `dataQuery.profileResult` (each column's profile of a preview's view or of files), the SQL
+// `dataQuery.profileResult` (each column's profile of a preview's view or of files),
+// `dataQuery.chartResult` (chartCommand.ts), the SQL
 // console's commands, and the custom editor for result files. Driven by an argument object,
 // a command asks nothing, resolves with its result and rejects with what to do; from a menu or
 // the palette, failures are shown as a notification.
@@ -20,6 +21,8 @@ import { profileOptions, profileWithProgress, showProfile, type ProfileArgs, typ
 import { PreviewPanels } from './previewPanels';
 import { fileTarget, filesTarget, resolvePreviewTarget, sourceOf, type PreviewTarget } from './previewTargets';
 import { registerResultEditor } from './resultEditor';
+import { registerChart } from './chartCommand';
+import type { ChartEngine } from './chartPanel';
 import { openResultFiles } from './rowSource';
 import { SqlConsoles, type ConsoleEngine } from './sqlConsole';
 import { Commands } from '../ui/ids';
@@ -32,7 +35,7 @@ export const EXPORT_RESULT_COMMAND = Commands.exportResult;
 export const PROFILE_RESULT_COMMAND = Commands.profileResult;
 
 export interface PreviewDeps {
-  engine: ConsoleEngine & ProfileEngine;
+  engine: ConsoleEngine & ProfileEngine & ChartEngine;
   /** the downloaded jobs (previews by job, the console's views) */
   jobs: DownloadedJobsProvider;
   extensionUri: vscode.Uri;
@@ -53,8 +56,10 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     extensionUri: deps.extensionUri,
     logger,
     onExport: (panel) => void exportResult(panel),
+    onChart: (panel) => charts.chartPreview(panel),
     columnProfiles: () => setting(COLUMN_PROFILES_SETTING),
   });
+  const charts = registerChart({ engine, jobs, panels, extensionUri: deps.extensionUri, logger });
   const consoles = new SqlConsoles(engine, jobs, panels, logger);
 
   const failed = (arg: unknown, what: string, err: unknown): undefined => {
@@ -147,6 +152,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     vscode.commands.registerCommand(EXPORT_RESULT_COMMAND, exportResult),
     vscode.commands.registerCommand(PROFILE_RESULT_COMMAND, profileResult),
     registerResultEditor(showFile),
+    ...charts.disposables,
     ...consoles.register(),
   ];
 }

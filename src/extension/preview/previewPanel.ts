@@ -19,6 +19,8 @@ export interface PreviewPanelDeps {
   onExport(panel: PreviewPanel): void;
   /** whether grids show column profiles under their headers */
   columnProfiles?(): boolean;
+  /** the grid's Chart… button */
+  onChart?(panel: PreviewPanel): void;
 }
 
 export class PreviewPanel implements vscode.Disposable {
@@ -47,6 +49,7 @@ export class PreviewPanel implements vscode.Disposable {
         post: (message) => void webview.postMessage(message),
         copy: (text) => void vscode.env.clipboard.writeText(text),
         export: () => deps.onExport(this),
+        chart: () => deps.onChart?.(this),
         retitle: (name) => {
           webviewPanel.title = name;
         },

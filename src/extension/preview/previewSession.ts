@@ -36,6 +36,8 @@ export interface SessionHost {
   post(message: ToWebview): void;
   copy(text: string): void;
   export(): void;
+  /** the grid's Chart… button */
+  chart?(): void;
   /** names the panel (its tab) after what the grid shows now */
   retitle?(title: string): void;
   /** whether the grid shows column profiles under its headers (none when absent) */
@@ -274,6 +276,9 @@ export class PreviewSession {
         break;
       case 'export':
         this.host.export();
+        break;
+      case 'chart':
+        this.host.chart?.();
         break;
     }
   }

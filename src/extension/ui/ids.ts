@@ -28,6 +28,7 @@ export const Commands = {
   previewResult: 'dataQuery.previewResult',
   exportResult: 'dataQuery.exportResult',
   profileResult: 'dataQuery.profileResult',
+  chartResult: 'dataQuery.chartResult',
   openSqlConsole: 'dataQuery.openSqlConsole',
   runSqlStatement: 'dataQuery.runSqlStatement',
   syncTable: 'dataQuery.syncTable',
@@ -63,6 +64,7 @@ export const ViewTypes = {
   preview: 'dataQuery.preview',
   resultPreview: 'dataQuery.resultPreview',
   schema: 'dataQuery.schema',
+  chart: 'dataQuery.chart',
   statusBar: 'dataQuery.status',
 } as const;
 

@@ -84,14 +84,17 @@ describe('package.json and the extension agree', () => {
     assert.deepEqual(viewsContainers.activitybar.map((c) => c.id), [Views.container]);
     assert.deepEqual(views[Views.container].map((v) => v.id).sort(), [Views.explorer, Views.jobs].sort());
     assert.deepEqual(customEditors.map((e) => e.viewType), [ViewTypes.resultPreview]);
-    // what a `when` clause tests besides the view, the item and the file: the context keys
+    // what a `when` clause tests besides the view, the item, the webview or editor and the file: the context keys
     const whens = [...Object.values(menus).flat(), ...keybindings].map((m) => m.when ?? '');
     const keys = new Set(
       whens.flatMap((when) =>
-        [...when.replace(/\b(?:view|viewItem)\s*(?:==|=~)\s*(?:\/(?:\\.|[^/])*\/|[\w.]+)/g, '').matchAll(/\bdataQuery\.[\w.]+/g)].map((m) => m[0]),
+        [...when.replace(/\b(?:view|viewItem|activeWebviewPanelId|activeCustomEditorId)\s*(?:==|=~)\s*(?:\/(?:\\.|[^/])*\/|'[\w.]+'|[\w.]+)/g, '').matchAll(/\bdataQuery\.[\w.]+/g)].map((m) => m[0]),
       ),
     );
     assert.deepEqual([...keys].sort(), Object.values(ContextKeys).sort());
+    // the webviews and editors a `when` clause names are the extension's own
+    const panels = whens.flatMap((when) => [...when.matchAll(/\b(?:activeWebviewPanelId|activeCustomEditorId)\s*==\s*'([\w.]+)'/g)].map((m) => m[1]));
+    for (const id of panels) assert.ok((Object.values(ViewTypes) as string[]).includes(id), `${id} is a view type of ids.ts`);
   });
 
   it('declares every setting of settings.ts with its type and default, and no other', () => {

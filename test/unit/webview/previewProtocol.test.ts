@@ -14,6 +14,7 @@ describe('preview messages from the webview', () => {
     assert.deepEqual(parseToHost({ type: 'copyWhole', version: 2, row: 40, column: 1 }), { type: 'copyWhole', version: 2, row: 40, column: 1 });
     assert.deepEqual(parseToHost({ type: 'copyWhole', version: 2, row: 40, extra: 'x' }), { type: 'copyWhole', version: 2, row: 40 });
     assert.deepEqual(parseToHost({ type: 'profileAgain', version: 3, column: 'x' }), { type: 'profileAgain', version: 3 });
+    assert.deepEqual(parseToHost({ type: 'chart', extra: 'x' }), { type: 'chart' });
   });
 
   it('refuses malformed or oversized requests', () => {
