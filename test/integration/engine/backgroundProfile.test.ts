@@ -7,30 +7,11 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import type { SchemaEnvelope } from '../../../src/core/contract';
 import { EngineClient, isYieldedToRestart } from '../../../src/engine/engineClient';
-import { HOST_SCRIPT } from './sampleResults';
+import { HOST_SCRIPT, keyedSchema, writeKeyedResult } from './sampleResults';
 
-const schema: SchemaEnvelope = {
-  version: 1,
-  schema: {
-    type: 'object',
-    properties: {
-      key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } },
-      value: { type: 'object', properties: { name: { type: 'string' }, score: { type: 'number' } } },
-    },
-  },
-};
-
-async function result(folder: string, rows: number): Promise<string> {
-  await fs.mkdir(folder, { recursive: true });
-  const file = path.join(folder, 'part-1.jsonl.gz');
-  const lines: string[] = [];
-  for (let id = 0; id < rows; id++) lines.push(JSON.stringify({ meta: { action: 'U', ts: '2026-01-01T00:00:00Z' }, key: { id }, value: { name: `name ${id % 977}`, score: (id * 7919) % 1000 } }));
-  await fs.writeFile(file, gzipSync(`${lines.join('\n')}\n`, { level: 1 }));
-  return file;
-}
+const schema = keyedSchema({ name: { type: 'string' }, score: { type: 'number' } });
+const result = (folder: string, rows: number): Promise<string> => writeKeyedResult(folder, rows, (id) => ({ name: `name ${id % 977}`, score: (id * 7919) % 1000 }));
 
 describe('engine: a background profile and a restart for files elsewhere', function () {
   this.timeout(180_000);

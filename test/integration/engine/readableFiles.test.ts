@@ -6,30 +6,12 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import type { SchemaEnvelope } from '../../../src/core/contract';
 import { EngineClient } from '../../../src/engine/engineClient';
 import { isEngineError } from '../../../src/engine/engineErrors';
-import { HOST_SCRIPT } from './sampleResults';
+import { HOST_SCRIPT, keyedSchema, writeKeyedResult } from './sampleResults';
 
-const schema: SchemaEnvelope = {
-  version: 1,
-  schema: {
-    type: 'object',
-    properties: {
-      key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } },
-      value: { type: 'object', properties: { name: { type: 'string' } } },
-    },
-  },
-};
-
-async function result(folder: string, rows: number): Promise<string> {
-  await fs.mkdir(folder, { recursive: true });
-  const file = path.join(folder, 'part-1.jsonl.gz');
-  const lines = Array.from({ length: rows }, (_, id) => JSON.stringify({ meta: { action: 'U', ts: '2026-01-01T00:00:00Z' }, key: { id }, value: { name: `name ${id}` } }));
-  await fs.writeFile(file, gzipSync(`${lines.join('\n')}\n`));
-  return file;
-}
+const schema = keyedSchema({ name: { type: 'string' } });
+const result = (folder: string, rows: number): Promise<string> => writeKeyedResult(folder, rows, (id) => ({ name: `name ${id}` }));
 
 describe('engine: the files a statement may read', function () {
   this.timeout(60_000);

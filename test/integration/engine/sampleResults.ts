@@ -7,12 +7,33 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
-import type { Format, Mode, SchemaEnvelope } from '../../../src/core/contract';
+import type { Format, JsonSchema, Mode, SchemaEnvelope } from '../../../src/core/contract';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import { EngineClient, type EngineOptions } from '../../../src/engine/engineClient';
 import type { ResultColumn, ResultSource } from '../../../src/engine/engineProtocol';
 
 export const HOST_SCRIPT = path.resolve(__dirname, '../../../src/engine/engineHost.js');
+
+/** The schema of records keyed by an int64 `key.id`, with `value` holding these properties. */
+export function keyedSchema(value: Record<string, JsonSchema>): SchemaEnvelope {
+  return {
+    version: 1,
+    schema: {
+      type: 'object',
+      properties: { key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } }, value: { type: 'object', properties: value } },
+    },
+  };
+}
+
+/** One gzip JSONL result file in `folder` of `rows` records keyed 0, 1, …, their values made by `value`. */
+export async function writeKeyedResult(folder: string, rows: number, value: (id: number) => Record<string, unknown>): Promise<string> {
+  await fs.mkdir(folder, { recursive: true });
+  const file = path.join(folder, 'part-1.jsonl.gz');
+  const lines: string[] = [];
+  for (let id = 0; id < rows; id++) lines.push(JSON.stringify({ meta: { action: 'U', ts: '2026-01-01T00:00:00Z' }, key: { id }, value: value(id) }));
+  await fs.writeFile(file, gzipSync(`${lines.join('\n')}\n`, { level: 1 }));
+  return file;
+}
 
 export type JsonRecord = { meta: Record<string, unknown>; key: Record<string, unknown>; value?: Record<string, unknown> };
 
