@@ -1,9 +1,10 @@
 // Column profiles of an open result's view: per column its values, NULLs, distinct values,
 // least and greatest, and by kind the mean, quartiles and histogram (numbers), the earliest,
 // latest and histogram (times), or the most common values (text, enums, booleans and the rest).
-// The profile waits for the result's copy (copyScheduler.ts) and reads the copy, COLUMNS_AT_ONCE
-// columns at a time, each chunk in two or three queries over all its columns (profilePasses.ts);
-// each column's profile is sent as a part of the answer once its chunk is done. Every figure is a DuckDB aggregate or sketch
+// The profile waits for the result's copy (copyScheduler.ts, which copies several files at a
+// time while a profile waits) and reads the copy, COLUMNS_AT_ONCE columns at a time, each chunk
+// in two or three queries over all its columns (profilePasses.ts); each column's profile is sent
+// as a part of the answer once its chunk is done. Every figure is a DuckDB aggregate or sketch
 // (distinct values counted by grouping up to EXACT_DISTINCT_UP_TO, else estimated by
 // HyperLogLog; quartiles of a uniform sample; grouped counts of values cut to PROFILE_CHARS; the
 // most common of many distinct values from a sketch, counted exactly), so memory does not grow
@@ -64,16 +65,16 @@ export interface ProfileParts {
 }
 
 /**
- * The profile of `view` over `result`: waits for the copy (the rows copied are reported as
- * progress), then profiles the chosen columns a chunk at a time, sending each column as a
- * part. A gzip file found damaged fails it naming the file; cancelling stops it
+ * The profile of `view` over `result`: waits for the copy, hurrying it (the rows copied are
+ * reported as progress), then profiles the chosen columns a chunk at a time, sending each
+ * column as a part. A gzip file found damaged fails it naming the file; cancelling stops it
  * within a query.
  */
 export async function profileResult(parts: ProfileParts, work: Work, result: OpenResult, view: View, names?: string[]): Promise<ResultProfile> {
   const columns = chosenColumns(result.columns, names);
   if (result.damage) throw result.damage;
   await parts.run(work, (conn) => checkFilterValues(conn, view, result.columns));
-  await parts.copies.untilCopied(work, result, (rows) => work.progress(rows));
+  await parts.copies.untilCopied(work, result, (rows) => work.progress(rows), { hurry: true });
   if (result.copyFailure?.kind === 'corrupt') throw result.copyFailure;
   if (!result.store.complete) throw new EngineError('io', `The result could not be read whole: ${result.copyFailure?.message.replace(/\.$/, '') ?? 'it was closed'}.`);
   const rows = viewRows(result, view, false, true);
