@@ -39,6 +39,8 @@ export class CopyScheduler {
     private readonly log: (message: string) => void,
     /** the results open now, whose copies give way */
     private readonly openResults: () => Iterable<OpenResult>,
+    /** hands the memory DuckDB's allocator keeps of what a statement freed back to the system */
+    private readonly releaseMemory: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /**
@@ -98,7 +100,11 @@ export class CopyScheduler {
       const checks = { get cancelled() { return result.closed; } };
       const checked = <T>(files: number[], copy: () => Promise<T>): Promise<T> => this.checks.checkingEnds(result, files, checks, copy);
       await result.store.convert(conn, result.view, result.filesSql, {
-        turn: () => Promise.race([this.filesFree(), new Promise<void>((resolve) => (result.closing = resolve))]),
+        turn: async () => {
+          // what the next statement allocates would otherwise come on top of what the last one freed
+          await this.releaseMemory().catch(() => undefined);
+          await Promise.race([this.filesFree(), new Promise<void>((resolve) => (result.closing = resolve))]);
+        },
         filesAtOnce: () => (result.hurried > 0 ? FILES_WHEN_HURRIED : 1),
         copying: async (files, copy) => {
           result.copyingFile = true;
@@ -117,6 +123,8 @@ export class CopyScheduler {
         copyingAll: (copy) => checked(allFiles(result), copy),
       });
       if (result.store.complete) this.log(`result ${result.id}: ${result.store.convertedRows} rows copied in ${Math.round(performance.now() - started)} ms`);
+      // and what reads the copy next (a profile waiting for it) on top of what the copy freed
+      await this.releaseMemory().catch(() => undefined);
     } catch (err) {
       result.copyFailure = toEngineError(err);
       if (!result.closed) this.log(`result ${result.id} stays read from its files beyond row ${result.store.convertedRows}: ${result.copyFailure.message}`);
