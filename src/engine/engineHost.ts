@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   for (const statement of sandboxStatements(await readableFolders(settings))) await setup.run(statement);
   setup.closeSync();
   const kept = new KeptCopies(join(settings.tempDir, 'copies'), settings.keptCopiesMb ?? 0, log);
-  const engine = new ResultEngine(db, duckdb.StatementType as unknown as Record<number, string>, workDir, log, kept);
+  const engine = new ResultEngine(db, duckdb.StatementType as unknown as Record<number, string>, workDir, log, kept, settings.memoryLimitMb);
 
   const inFlight = new Map<number, Work>();
   const interrupters = new Map<number, NodeJS.Timeout>();

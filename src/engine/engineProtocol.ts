@@ -34,7 +34,7 @@ export interface ColumnProfile {
   type: string;
   count: number;
   nulls: number;
-  /** the distinct values among `count`: exact for text no longer than PROFILE_CHARS, enums and booleans, and for others up to 100,000; beyond that an estimate (`distinctApproximate`) */
+  /** the distinct values among `count`: exact while the engine estimates at most 100,000 of them; beyond that the estimate (`distinctApproximate`) */
   distinct: number;
   /** `distinct` is an estimate (HyperLogLog: typically within 20%) */
   distinctApproximate: boolean;
@@ -43,11 +43,11 @@ export interface ColumnProfile {
   max: unknown;
   /** numbers: the mean of the finite values */
   mean?: number;
-  /** numbers: approximate quartiles of the finite values */
+  /** numbers: quartiles of the finite values (of a uniform sample of 65,536 of them: exact up to that many) */
   quantiles?: { p25: number; p50: number; p75: number };
   /** numbers and times: NaN and infinite values among `count` */
   nonFinite?: number;
-  /** text, enums, booleans and other values: the PROFILE_TOP most common (text cut to PROFILE_CHARS, `cut` when some were longer) */
+  /** text, enums, booleans and other values: the PROFILE_TOP most common (text cut to PROFILE_CHARS, `cut` when some were longer); with `distinctApproximate`, candidates from a sketch, each counted exactly */
   top?: { value: unknown; count: number; cut?: true }[];
   /** numbers and times: PROFILE_BUCKETS equal buckets from min to max, the last one closed */
   histogram?: { from: unknown; to: unknown; count: number }[];

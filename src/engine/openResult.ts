@@ -5,7 +5,7 @@
 import type { EngineError } from './engineErrors';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReadResult } from './resultQueries';
-import type { ResultStore } from './resultStore';
+import type { FilesSql, ResultStore } from './resultStore';
 
 /** A JSONL result's files with a schema: a window of one file is read as its lines (fileLines.ts). */
 export interface LineWindows {
@@ -24,6 +24,10 @@ export interface OpenResult extends ReadResult {
   /** `firstRows` are all the rows there are */
   allRowsRead: boolean;
   store: ResultStore;
+  /** with `perFile`: the SELECT of several files in a row, which the copy copies at once when hurried */
+  filesSql?: FilesSql;
+  /** requests waiting for the copy that hurry it (a profile): it then copies several files at a time */
+  hurried: number;
   /** names the files as they are (keptCopies.ts): a result open under several handles is one */
   key?: string;
   /** the handles this result is open under */

@@ -53,6 +53,8 @@ export class ResultEngine {
     workDir: string,
     log: (message: string) => void,
     private readonly kept: KeptCopies,
+    /** DuckDB's memory limit, as the engine started with it */
+    private memoryLimitMb: number,
   ) {
     this.run = workRunner(db);
     this.unpacker = new UnpackedFiles(workDir);
@@ -61,7 +63,7 @@ export class ResultEngine {
     const databases = new AttachedDatabases(db, log);
     this.consoleRows = new ConsoleRows({ db, statementKinds, onDatabase: (conn, database, task) => databases.onDatabase(conn, database, task) });
     const checks = new DamageChecks(ends);
-    const copies = (this.copies = new CopyScheduler(db, checks, log, () => this.reader.openResults()));
+    const copies = (this.copies = new CopyScheduler(db, checks, log, () => this.reader.openResults(), () => this.setMemoryLimit()));
     const filePages = new FilePages(checks, copies, log);
     const catalogLock = <T>(task: () => Promise<T>): Promise<T> => databases.oneAtATime(task);
     this.reader = new ResultReader({ db, workDir, log, kept, run: this.run, unpacker: this.unpacker, checks, copies, filePages, catalogLock });
@@ -142,9 +144,20 @@ export class ResultEngine {
       await this.kept.trim(this.reader.openFiles());
     }
     if (changes.memoryLimitMb === undefined) return;
+    this.memoryLimitMb = Math.floor(changes.memoryLimitMb);
+    await this.setMemoryLimit();
+  }
+
+  /**
+   * Sets DuckDB's memory limit (again). Setting it also hands the memory DuckDB's allocator
+   * keeps of what was freed back to the system at once, which it otherwise does over about a
+   * second: a process that had just copied four files of 128 MiB of JSONL went from 360 MiB to
+   * 100 at once.
+   */
+  private async setMemoryLimit(): Promise<void> {
     const conn = await this.db.connect();
     try {
-      await conn.run(`SET GLOBAL memory_limit = '${Math.floor(changes.memoryLimitMb)}MB'`);
+      await conn.run(`SET GLOBAL memory_limit = '${this.memoryLimitMb}MB'`);
     } finally {
       conn.closeSync();
     }

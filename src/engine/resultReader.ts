@@ -81,6 +81,8 @@ export class ResultReader {
       view: quoteIdent(`dq_result_${id}`),
       columns: plan.columns,
       perFile: plan.perFile,
+      filesSql: plan.filesSql,
+      hurried: 0,
       lineWindows: plan.lineWindows,
       firstRows: [],
       allRowsRead: false,

@@ -1,8 +1,8 @@
 // A result's own copy: a DuckDB database file in the engine's work folder holding one table of
-// the result's rows, filled from the result's files one file at a time and in their order, so
-// a row's rowid is its place in the result. While the copy is being made the file is attached
-// only while the copy or a request uses it: detaching drops the blocks DuckDB cached for it,
-// so during the copy the engine holds about one file's worth of work however large the result.
+// the result's rows, filled from the result's files a file (or a few) at a time and in their
+// order, so a row's rowid is its place in the result. While the copy is being made the file is
+// attached only while the copy or a request uses it: detaching drops the blocks DuckDB cached
+// for it, so during the copy the engine holds a few files' worth of work however large the result.
 // Once the copy is complete the file stays attached (DuckDB then caches the blocks queries
 // read, within the engine's memory limit) until the result is closed; then it is kept for the
 // next open of the same files (keptCopies.ts) or, when copies are not kept, deleted. A copy
@@ -18,6 +18,9 @@ import type { KeptCopies } from './keptCopies';
 import { RowPositions, type ViewOrder } from './rowPositions';
 import { quoteIdent, quoteString } from './sqlText';
 
+/** The SELECT of the result's files `first` to `end` (not included), their rows in the files' order. */
+export type FilesSql = (first: number, end: number) => string;
+
 /** Runs catalog changes (ATTACH, DETACH) one at a time. */
 export type CatalogLock = <T>(task: () => Promise<T>) => Promise<T>;
 
@@ -25,13 +28,17 @@ export type CatalogLock = <T>(task: () => Promise<T>) => Promise<T>;
 export interface CopyTurns {
   /** resolves when the next file may be copied */
   turn(): Promise<void>;
-  /** runs the copy of one file (which a request may interrupt) */
-  copying<T>(copy: () => Promise<T>): Promise<T>;
+  /** how many files the next statement copies (more at once use more cores) */
+  filesAtOnce(): number;
+  /** runs the copy of the files `files` (which a request may interrupt) */
+  copying<T>(files: number[], copy: () => Promise<T>): Promise<T>;
+  /** the rows of each of `files` copied together, where known (else left unknown) */
+  rowsOf(files: number[]): Promise<(number | undefined)[]>;
   /** the copy just interrupted gave way to a request (and is to be done again) */
   gaveWay(): boolean;
   /** the result is closed: copy nothing more */
   stopped(): boolean;
-  /** a copy made in one statement over every file (no `perFile`): runs it, and may refuse it before it counts as complete */
+  /** a copy made in one statement over every file (no `files`): runs it, and may refuse it before it counts as complete */
   copyingAll?<T>(copy: () => Promise<T>): Promise<T>;
 }
 
@@ -76,32 +83,37 @@ export class ResultStore {
   }
 
   /**
-   * Copies the result into the table. With `perFile` (one SELECT per file, each typed as
-   * `source`) file by file: each file starts once `turn` allows, and a file whose copy is
-   * interrupted while `gaveWay()` says it gave way to a request is copied again; it stops
-   * between files once `stopped()`. Without `perFile`, in one statement over `source`.
+   * Copies the result into the table. With `files` (a SELECT of files `first` to `end`, typed
+   * as `source`, whose rows come in the files' order) a few files at a time (`filesAtOnce`),
+   * in the files' order: each statement starts once `turn` allows, and one interrupted while
+   * `gaveWay()` says it gave way to a request is run again; it stops between statements once
+   * `stopped()`. Without `files`, in one statement over `source`.
    */
-  async convert(conn: DuckDBConnection, source: string, perFile: string[] | undefined, o: CopyTurns): Promise<void> {
+  async convert(conn: DuckDBConnection, source: string, files: FilesSql | undefined, o: CopyTurns): Promise<void> {
     const count = async (sql: string): Promise<number> => Number((await conn.runAndReadAll(sql)).getRowsJson()[0][0]);
-    if (!perFile) {
+    if (!files) {
       const all = (): Promise<number> => count(`CREATE TABLE ${this.table} AS SELECT * FROM ${source}`);
       this.convertedRows = await this.use(() => (o.copyingAll ? o.copyingAll(all) : all()));
       this.convertedFiles = this.fileRows.length;
     } else {
       await this.use(() => conn.run(`CREATE TABLE ${this.table} AS SELECT * FROM ${source} LIMIT 0`));
-      for (let i = 0; i < perFile.length; ) {
+      const fileCount = this.fileRows.length;
+      for (let i = 0; i < fileCount; ) {
         await o.turn();
         if (o.stopped()) return;
+        const end = Math.min(fileCount, i + Math.max(1, o.filesAtOnce()));
+        const copied = Array.from({ length: end - i }, (_, n) => i + n);
         let rows: number;
         try {
-          rows = await this.use(() => o.copying(() => count(`INSERT INTO ${this.table} ${perFile[i]}`)));
+          rows = await this.use(() => o.copying(copied, () => count(`INSERT INTO ${this.table} ${files(i, end)}`)));
         } catch (err) {
           if (o.gaveWay() && !o.stopped()) continue;
           throw err;
         }
-        this.fileRows[i] = rows;
+        if (copied.length === 1) this.fileRows[i] = rows;
+        else this.learnRows(copied, rows, await o.rowsOf(copied));
         this.convertedRows += rows;
-        this.convertedFiles = ++i;
+        this.convertedFiles = i = end;
       }
     }
     const counts = quoteString(JSON.stringify({ rows: this.convertedRows, fileRows: this.fileRows }));
@@ -111,6 +123,13 @@ export class ResultStore {
       this.complete = true;
       await this.attach();
     });
+  }
+
+  /** The rows of files copied together, where known: those counted, and one left unknown among them. */
+  private learnRows(files: number[], rows: number, known: (number | undefined)[]): void {
+    files.forEach((file, n) => (this.fileRows[file] ??= known[n]));
+    const unknown = files.filter((file) => this.fileRows[file] === undefined);
+    if (unknown.length === 1) this.fileRows[unknown[0]] = rows - files.reduce((sum, file) => sum + (this.fileRows[file] ?? 0), 0);
   }
 
   /**

@@ -223,8 +223,8 @@ describe('engine: column profiles', function () {
     assert.match(message, /profile-cut\.jsonl\.gz is damaged/);
   });
 
-  it('stops when cancelled midway, and the engine serves the next request', async () => {
-    // columns of a million distinct texts: each takes a while to group
+  it('stops within a second when cancelled midway, and the engine serves the next request', async () => {
+    // more columns than one chunk of the profile, each of a million distinct texts
     const wide = path.join(results.dir, 'wide.parquet');
     const db = await DuckDBInstance.create(':memory:');
     const conn = await db.connect();
@@ -234,15 +234,46 @@ describe('engine: column profiles', function () {
     const opened = await engine.open({ paths: [wide] });
     const abort = new AbortController();
     const arrived: string[] = [];
+    let cancelledAt = 0;
     const onColumn = (c: ColumnProfile): void => {
       arrived.push(c.name);
+      cancelledAt ||= Date.now();
       abort.abort();
     };
     await rejection(engine.profile(opened.handle, {}, { onColumn }, abort.signal), 'cancelled');
+    const stoppedAfter = Date.now() - cancelledAt;
     assert.ok(arrived.length >= 1 && arrived.length < opened.columns.length, `${arrived.length} of ${opened.columns.length} columns before the cancel`);
     const again = await engine.profile(opened.handle, {}, { columns: ['c0'] });
     assert.deepEqual([again.rows, again.columns.length, again.columns[0].count], [1_000_000, 1, 1_000_000]);
-    assert.deepEqual([again.columns[0].distinct, again.columns[0].distinctApproximate], [1_000_000, false], 'short texts are counted as they are grouped');
+    assert.ok(stoppedAfter < 1000, `stopped ${stoppedAfter} ms after the cancel`);
     await engine.closeHandle(opened.handle);
+  });
+
+  it('estimates many distinct values, and finds the most common among them with their exact counts', async () => {
+    const file = path.join(results.dir, 'many.parquet');
+    const rows = 300_000;
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    await conn.run(`COPY (
+      SELECT CASE WHEN i % 10 = 0 THEN 'common ' || (i % 30 // 10) WHEN i % 10 = 1 THEN 'usual' ELSE md5(CAST(i AS VARCHAR)) END AS text, i AS number
+      FROM range(${rows}) t(i)
+    ) TO '${file}' (FORMAT parquet)`);
+    conn.closeSync();
+    // a filter that keeps every row: its value is bound beside the candidates'
+    const [text, number] = (await engine.profileFiles({ paths: [file] }, { filters: [{ column: 'number', op: '<', value: String(rows) }] })).columns;
+    const distinctTexts = 0.8 * rows + 4;
+    assert.equal(text.distinctApproximate, true);
+    assert.ok(text.distinct > 0.7 * distinctTexts && text.distinct <= rows, `about ${distinctTexts} distinct texts: ${text.distinct}`);
+    assert.deepEqual(text.top!.slice(0, 4), [
+      { value: 'usual', count: rows / 10 },
+      { value: 'common 0', count: rows / 30 },
+      { value: 'common 1', count: rows / 30 },
+      { value: 'common 2', count: rows / 30 },
+    ]);
+    assert.equal(text.top!.length, 10);
+    assert.ok(text.top!.slice(4).every((t) => t.count === 1), JSON.stringify(text.top));
+    assert.deepEqual([number.distinctApproximate, number.min, number.max], [true, 0, rows - 1]);
+    assert.ok(number.distinct > 0.7 * rows && number.distinct <= rows, `${rows} distinct numbers: ${number.distinct}`);
+    assert.deepEqual(number.histogram!.map((b) => b.count), new Array<number>(20).fill(rows / 20), 'exact buckets');
   });
 });

@@ -60,6 +60,24 @@ describe('engine: a result read while it is copied into its own table', function
       assert.deepEqual(whole[0], row(sorted[0]));
     }));
 
+  it('copies several files at once while a profile waits for the copy, rows in the files\' order', () =>
+    fresh(async ({ engine }) => {
+      const opened = await engine.open(source);
+      const profile = await engine.profile(opened.handle, {}, { columns: ['key.id', 'value.score'] });
+      const [ids, scores] = profile.columns;
+      assert.deepEqual([profile.rows, ids.count, ids.min, ids.max], [TOTAL, TOTAL, 0, TOTAL - 1]);
+      const values = range(0, TOTAL).map(score);
+      const present = new Set(values.filter((v) => v !== null));
+      const [least, greatest] = [...present].reduce(([lo, hi], v) => [Math.min(lo, v!), Math.max(hi, v!)], [Infinity, -Infinity]);
+      const missing = values.filter((v) => v === null).length;
+      assert.deepEqual([scores.nulls, scores.distinct, scores.min, scores.max], [missing, present.size, least, greatest]);
+      assert.deepEqual((await engine.page(opened.handle, {}, 0, 3)).rows, [row(0), row(1), row(2)]);
+      assert.deepEqual(await idsOf(engine, opened.handle, {}, FILE_ROWS[0] - 2, 12), range(FILE_ROWS[0] - 2, FILE_ROWS[0] + 10), 'across the tiny middle file');
+      assert.deepEqual(await idsOf(engine, opened.handle, {}, TOTAL - 150, 200), range(TOTAL - 150, TOTAL), 'the last rows');
+      assert.deepEqual(await idsOf(engine, opened.handle, BY_SCORE, 0, 200), sorted.slice(0, 200), 'ties in the files\' order');
+      assert.deepEqual(await idsOf(engine, opened.handle, BY_SCORE, 200_000, 200), sorted.slice(200_000, 200_200));
+    }));
+
   it('shows the windows next to a far one not yet copied from the lines read with it, without reading the file again', () =>
     fresh(async ({ engine }) => {
       const own = await writeResult(path.join(results.dir, 'neighbours'));
