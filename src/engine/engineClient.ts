@@ -94,6 +94,7 @@ export function isYieldedToRestart(err: unknown): boolean {
 }
 
 interface Pending {
+  method: Method;
   resolve(value: unknown): void;
   reject(err: EngineError): void;
   onProgress?: (rows: number) => void;
@@ -410,7 +411,7 @@ export class EngineClient {
         clearTimeout(stuck);
         signal?.removeEventListener('abort', onAbort);
       };
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onProgress, onPart, cleanup, signal, background });
+      this.pending.set(id, { method, resolve: resolve as (value: unknown) => void, reject, onProgress, onPart, cleanup, signal, background });
       this.post(child, { type: 'request', id, method, params });
       if (signal?.aborted) onAbort();
     });
@@ -424,7 +425,7 @@ export class EngineClient {
   private stopStuck(child: ChildProcess, id: number): void {
     if (!this.pending.has(id) || this.child !== child) return;
     const waited = formatDuration(this.options.stuckAfterCancelMs ?? DEFAULT_STUCK_AFTER_CANCEL_MS, 'long');
-    this.logger.warn(`The SQL engine did not stop a cancelled statement within ${waited}; it is restarted (process ${child.pid}).`);
+    this.logger.warn(`The SQL engine did not stop a cancelled ${this.pending.get(id)!.method} request within ${waited}; it is restarted (process ${child.pid}).`);
     child.kill('SIGKILL');
   }
 

@@ -197,11 +197,13 @@ export class ResultStore {
    * (without the views' row positions), else deletes it.
    */
   async close(): Promise<void> {
+    // the wait for the users is handed out wrapped: returned bare, the lock's task would adopt it
+    // and hold the lock that the users need to leave
     const idle = await this.catalog(async () => {
       this.closed = true;
-      return this.users === 0 ? undefined : new Promise<void>((resolve) => (this.whenIdle = resolve));
+      return { users: this.users === 0 ? undefined : new Promise<void>((resolve) => (this.whenIdle = resolve)) };
     });
-    await idle;
+    await idle.users;
     const keep = this.complete && this.keeping !== undefined && this.keeping.copies.enabled;
     await this.catalog(async () => {
       const tables = this.positions.drain();

@@ -59,6 +59,23 @@ describe('engine: a preview closed while its WHERE runs', function () {
     await samples.close();
   });
 
+  it('closes a result while a read of its copy still runs: the read ends, then the result closes, and neither waits on the other', async () => {
+    assert.equal((await engine.prepare({ ...result, format: 'jsonl' })).kept, true, 'the result is copied');
+    const opened = await engine.open({ ...result, format: 'jsonl' });
+    // a second or so of work, then every row: the read is under way when the close comes
+    const view = { where: '(SELECT count(*) FROM range(200000000) t(x) WHERE x % 7 = 3) > 0' };
+    const page = engine.page(opened.handle, view, 0, 10).then(
+      (p) => `${p.rows.length} rows`,
+      (err: unknown) => `failed: ${String(err)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const closed = engine.closeHandle(opened.handle).then(() => 'closed');
+    const limit = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 30 s'), 30_000).unref());
+    assert.deepEqual(await Promise.all([Promise.race([page, limit]), Promise.race([closed, limit])]).then(([p, c]) => [/^(10 rows|failed: .*no longer open)/.test(p) ? 'read ended' : p, c]), ['read ended', 'closed']);
+    const again = await engine.open({ ...result, format: 'jsonl' });
+    assert.equal((await engine.page(again.handle, {}, 0, 10)).rows.length, 10, 'and the next preview reads it');
+  });
+
   for (const kept of [false, true]) {
   it(`stops the WHERE's page and count when they are cancelled and the result closed: the next open pages at once${kept ? ' (a result copied for its preview)' : ''}`, async () => {
     if (kept) assert.equal((await engine.prepare({ ...result, format: 'jsonl' })).kept, true, 'the result is copied');

@@ -128,7 +128,7 @@ describe('Result preview and SQL console', function () {
     const { api } = await activateExtension();
     const before = api.openResults();
     const shown = (await vscode.commands.executeCommand('dataQuery.previewResult', { connection: SAMPLE, jobId })) as PreviewPanel;
-    assert.equal(api.openResults(), before + 1, 'an open preview holds its result');
+    assert.equal(api.openResults(), before + 1, `an open preview holds its result: ${JSON.stringify(shown.state().error)}\n${extensionLog().split('\n').slice(-30).join('\n')}`);
     shown.dispose();
     assert.equal(api.openResults(), before, 'and closes it with the panel');
 
