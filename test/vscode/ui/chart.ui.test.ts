@@ -14,10 +14,10 @@ import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { FrameLocator, Page } from 'playwright-core';
 import { screenshot } from '../harness/browser';
-import { contextMenu, jobRow, queryTableFromTree } from '../harness/jobSteps';
+import { previewFromJobRow, queryTableToCompletion } from '../harness/jobSteps';
 import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
-import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
+import { notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
 
 const SAMPLE = 'Sample data';
 const JOB = 'canvas_logs.web_logs';
@@ -133,14 +133,9 @@ describe('Charts of a result in the VS Code workbench', function () {
 
   it('Chart… on a preview: a bar chart chosen by keyboard is drawn in the theme\'s colours, saved as SVG and PNG, and drawn again in a new theme', async () => {
     const { page, served } = workbench();
-    await openDataQueryView(page);
-    await expandRow(page, SAMPLE);
-    await expandRow(page, 'canvas_logs');
-    await treeRow(page, 'web_logs').waitFor();
-    await queryTableFromTree(page, 'web_logs');
+    await queryTableToCompletion(page, SAMPLE, 'canvas_logs', 'web_logs');
     await notificationWith(page, `${JOB} (${SAMPLE}): 1 file downloaded.`);
-    await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
-    const grid = await webviewWith(page, '.toolbar .title', JOB);
+    const grid = await previewFromJobRow(page, JOB);
     records = downloadedRecords(served);
 
     await grid.locator('.toolbar button.chart').click();
