@@ -1,8 +1,8 @@
-// `dq sync` as a child process, as a person runs it at a terminal against a database server:
-// the emulator's credentials and the server's password in its environment, its home in the
-// fixture's folder, and a rate budget of its own (the emulator here sets no limit: runs of one
-// test, and tests running alongside, do not wait on each other's minute). What it printed is
-// kept, and whatever happened, the password is in none of it (its debug lines included).
+// `dq sync` as a child process, as a person runs it at a terminal: the emulator's credentials
+// (and a database server's password) in its environment, its home in the fixture's folder, and
+// a rate budget of its own (the emulator here sets no limit: runs of one test, and tests running
+// alongside, do not wait on each other's minute). What it printed is kept, and whatever
+// happened, the password is in none of it (its debug lines included).
 
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
@@ -26,8 +26,8 @@ export interface DqSyncProcess {
   done: Promise<FinishedDq>;
 }
 
-/** Runs `dq sync <args>` with `password` in the environment variable `variable` (PGPASSWORD, MYSQL_PWD) and its temporary files in `tmpDir`. */
-export function dqSync(fixture: SyncFixture, args: string[], o: { tmpDir: string; variable: string; password: string }): DqSyncProcess {
+/** Runs `dq sync <args>` with its temporary files in `tmpDir`, and a server's password in its variable (PGPASSWORD, MYSQL_PWD). */
+export function dqSync(fixture: SyncFixture, args: string[], o: { tmpDir: string; password?: { variable: string; value: string } }): DqSyncProcess {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: fixture.dir,
@@ -35,7 +35,7 @@ export function dqSync(fixture: SyncFixture, args: string[], o: { tmpDir: string
     DQ_DEBUG: '1',
     DQ_STATE_DIR: path.join(fixture.dir, `dq-state-${process.hrtime.bigint()}`),
     ...dqEnvOf(fixture.emulator),
-    [o.variable]: o.password,
+    ...(o.password ? { [o.password.variable]: o.password.value } : {}),
   };
   const child = spawn(process.execPath, [MAIN, 'sync', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stdout = '';
@@ -43,8 +43,9 @@ export function dqSync(fixture: SyncFixture, args: string[], o: { tmpDir: string
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const closed = new Promise<FinishedDq>((resolve) => child.once('close', (code, signal) => resolve({ pid: child.pid, code, signal, stdout, stderr })));
+  const password = o.password?.value;
   const done = closed.then((finished) => {
-    for (const text of [finished.stdout, finished.stderr]) assert.ok(!text.includes(o.password), `dq printed the password:\n${text}`);
+    if (password) for (const text of [finished.stdout, finished.stderr]) assert.ok(!text.includes(password), `dq printed the password:\n${text}`);
     return finished;
   });
   return { child, done };

@@ -56,7 +56,7 @@ describe('sync to MySQL from the emulator (real MariaDB server)', function () {
   const rows = (namespace: string, table: string): Promise<TableRows> => mysqlRows(db, namespace, table);
 
   /** `dq sync ...` as a child process with the emulator's credentials and MYSQL_PWD in its environment. */
-  const dq = (args: string[], tmpDir: string): DqSyncProcess => dqSync(fixture, args, { tmpDir, variable: 'MYSQL_PWD', password: db.password });
+  const dq = (args: string[], tmpDir: string): DqSyncProcess => dqSync(fixture, args, { tmpDir, password: { variable: 'MYSQL_PWD', value: db.password } });
 
   it("a snapshot at an older point, then three incrementals: every table equals the emulator's snapshot at each point, and the meta rows say so", async () => {
     await emptyDatabase(db);

@@ -136,7 +136,7 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
   }
 
   /** `dq sync ...` as a child process with the emulator's credentials and PGPASSWORD in its environment. */
-  const dq = (args: string[], tmpDir: string): DqSyncProcess => dqSync(fixture, args, { tmpDir, variable: 'PGPASSWORD', password: pg.password });
+  const dq = (args: string[], tmpDir: string): DqSyncProcess => dqSync(fixture, args, { tmpDir, password: { variable: 'PGPASSWORD', value: pg.password } });
 
   it('a snapshot at an older point, then three incrementals: every table equals the emulator\'s snapshot at each point, and the meta rows say so', async () => {
     let nulls = 0;
