@@ -7,7 +7,7 @@
 
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { performance } from 'node:perf_hooks';
-import { cancelledError, toEngineError } from './engineErrors';
+import { cancelledError, EngineError, toEngineError } from './engineErrors';
 import type { Work } from './engineWork';
 import type { DamageChecks } from './damageChecks';
 import { allFiles, type OpenResult } from './openResult';
@@ -84,6 +84,17 @@ export class CopyScheduler {
     }
     if (work.cancelled) throw cancelledError();
     if (result.damage) throw result.damage;
+  }
+
+  /**
+   * Waits as untilCopied does, for a request that reads only the copy (a chart, a profile):
+   * fails unless the copy holds the whole result, with the damage of a damaged file, else with
+   * an `io` error saying why the copy stopped.
+   */
+  async untilCopiedWhole(work: Work, result: OpenResult, progress?: (rows: number) => void, o: { hurry?: boolean } = {}): Promise<void> {
+    await this.untilCopied(work, result, progress, o);
+    if (result.copyFailure?.kind === 'corrupt') throw result.copyFailure;
+    if (!result.store.complete) throw new EngineError('io', `The result could not be read whole: ${result.copyFailure?.message.replace(/\.$/, '') ?? 'it was closed'}.`);
   }
 
   /** Copies the result into its table in the background; requests read from it as it fills. */

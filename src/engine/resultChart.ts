@@ -25,7 +25,7 @@ import { checkFilterValues, withUsersWhere } from './usersWhere';
 /** What charting needs of the engine: its runner and the copy's scheduler. */
 export interface ChartParts {
   run: RunWork;
-  copies: Pick<CopyScheduler, 'untilCopied'>;
+  copies: Pick<CopyScheduler, 'untilCopiedWhole'>;
 }
 
 /** The columns checked, or an EngineError of the user's (`syntax`) naming the choices. */
@@ -42,9 +42,7 @@ export async function chartResult(parts: ChartParts, work: Work, result: OpenRes
   const chart = checked(spec, result.columns);
   if (result.damage) throw result.damage;
   await parts.run(work, (conn) => checkFilterValues(conn, view, result.columns));
-  await parts.copies.untilCopied(work, result, (rows) => work.progress(rows));
-  if (result.copyFailure?.kind === 'corrupt') throw result.copyFailure;
-  if (!result.store.complete) throw new EngineError('io', `The result could not be read whole: ${result.copyFailure?.message.replace(/\.$/, '') ?? 'it was closed'}.`);
+  await parts.copies.untilCopiedWhole(work, result, (rows) => work.progress(rows));
   const rows = viewRows(result, view, false, true);
   return parts.run(work, (conn) => withUsersWhere(conn, view, result.columns, () => result.store.use(() => chartRows(conn, work, rows, chart))));
 }

@@ -61,7 +61,7 @@ export function chosenColumns(all: ResultColumn[], names?: string[]): ResultColu
 /** What profiling needs of the engine: its runner and the copy's scheduler. */
 export interface ProfileParts {
   run: RunWork;
-  copies: Pick<CopyScheduler, 'untilCopied'>;
+  copies: Pick<CopyScheduler, 'untilCopiedWhole'>;
 }
 
 /**
@@ -74,9 +74,7 @@ export async function profileResult(parts: ProfileParts, work: Work, result: Ope
   const columns = chosenColumns(result.columns, names);
   if (result.damage) throw result.damage;
   await parts.run(work, (conn) => checkFilterValues(conn, view, result.columns));
-  await parts.copies.untilCopied(work, result, (rows) => work.progress(rows), { hurry: true });
-  if (result.copyFailure?.kind === 'corrupt') throw result.copyFailure;
-  if (!result.store.complete) throw new EngineError('io', `The result could not be read whole: ${result.copyFailure?.message.replace(/\.$/, '') ?? 'it was closed'}.`);
+  await parts.copies.untilCopiedWhole(work, result, (rows) => work.progress(rows), { hurry: true });
   const rows = viewRows(result, view, false, true);
   const onRows: OnRows = (task) => parts.run(work, (conn) => withUsersWhere(conn, view, result.columns, () => result.store.use(() => task(conn))));
   let total = 0;

@@ -9,18 +9,17 @@
 // reported to the caller (a snapshot then takes the last record of each key), anything else
 // fails the run naming the column. The rows the server took must be the rows sent.
 
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PassThrough, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { DqError } from '../client/errors';
-import { isGzipMagic } from '../core/contract';
 import { JsonEscapeFilter } from './jsonEscapes';
 import type { MysqlSession } from './mysqlConnection';
 import { DUPLICATE_KEY, LOCAL_INFILE_REFUSED, mysqlErrno } from './mysqlErrors';
 import { RecordReader, RecordRows, type FieldValue, type LoadColumn } from './mysqlRecords';
 import { loadDataStatement, quoteIdent } from './mysqlSql';
+import { openResultFile } from './resultFileSource';
 
 /** How rows reach the server: LOAD DATA LOCAL while the server allows it, INSERTs after it refused once. */
 export interface LoadMode {
@@ -59,26 +58,6 @@ export interface LoadResult {
 /** Rows an INSERT takes at most, and the text it gathers before it is sent. */
 const INSERT_ROWS = 2_000;
 const INSERT_CHARS = 1024 * 1024;
-
-/** The file's bytes, gzip or not by its first two bytes; one open, read from start to end, so a pipe works as well as a file. */
-async function openResultFile(file: string): Promise<{ gzip: boolean; source: Readable }> {
-  const handle = await fs.open(file, 'r');
-  const head = Buffer.alloc(2);
-  let got = 0;
-  try {
-    while (got < 2) {
-      const { bytesRead } = await handle.read(head, got, 2 - got, null);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-  } catch (err) {
-    await handle.close();
-    throw err;
-  }
-  const source = handle.createReadStream();
-  if (got > 0) source.unshift(head.subarray(0, got));
-  return { gzip: isGzipMagic(head.subarray(0, got)), source };
-}
 
 /** Whole JSON lines of a result file, checked and cleaned, as a stream. */
 async function linesOf(file: string, table: string): Promise<{ streams: NodeJS.ReadWriteStream[]; source: Readable }> {

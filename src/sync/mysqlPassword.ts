@@ -4,29 +4,16 @@
 // escapes, `#` and `;` comments). An option file that others can write is ignored, as MySQL
 // ignores it. The password is handed to the driver only, and never returned in anything shown.
 
-import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../core/logger';
+import { findServerPassword, type FoundServerPassword, type ServerPasswordSources } from './serverPassword';
 
-export interface MysqlPasswordSources {
-  /** the password written in the URL, if any */
-  fromUrl?: string;
-  env?: NodeJS.ProcessEnv;
-  /** where ~/.my.cnf is looked for (the user's home by default) */
-  homeDir?: string;
-  logger?: Logger;
-}
+export type MysqlPasswordSources = ServerPasswordSources;
+
+export type FoundMysqlPassword = FoundServerPassword<'MYSQL_PWD' | 'optionFile'>;
 
 /** Where the password came from, for messages ("check MYSQL_PWD"); never the password. */
-export type MysqlPasswordOrigin = 'url' | 'MYSQL_PWD' | 'optionFile' | 'none';
-
-export interface FoundMysqlPassword {
-  password?: string;
-  origin: MysqlPasswordOrigin;
-  /** the option file read, when one was */
-  file?: string;
-}
+export type MysqlPasswordOrigin = FoundMysqlPassword['origin'];
 
 /** The option file's path: ~/.my.cnf of the given home (HOME in `env` first). */
 export function optionFilePath(env: NodeJS.ProcessEnv = process.env, homeDir?: string): string {
@@ -83,30 +70,15 @@ export function readOptionFile(text: string, group: string, option: string): str
   return found;
 }
 
-/** Finds the password: the URL's, then MYSQL_PWD, then `password` in [client] of ~/.my.cnf. */
-export async function findMysqlPassword(sources: MysqlPasswordSources): Promise<FoundMysqlPassword> {
-  if (sources.fromUrl) return { password: sources.fromUrl, origin: 'url' };
-  const env = sources.env ?? process.env;
-  if (env.MYSQL_PWD) return { password: env.MYSQL_PWD, origin: 'MYSQL_PWD' };
-  const file = optionFilePath(env, sources.homeDir);
-  let stat;
-  try {
-    stat = await fs.stat(file);
-  } catch {
-    return { origin: 'none' };
-  }
-  if (!stat.isFile()) return { origin: 'none' };
-  if (process.platform !== 'win32' && (stat.mode & 0o002) !== 0) {
-    sources.logger?.warn(`mysql: ignoring the option file ${file}: anyone may change it (MySQL ignores it too; run chmod 600 on it)`);
-    return { origin: 'none', file };
-  }
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    sources.logger?.warn(`mysql: cannot read the option file ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}); connecting without its password`);
-    return { origin: 'none', file };
-  }
-  const password = readOptionFile(text, 'client', 'password');
-  return password === undefined || password === '' ? { origin: 'none', file } : { password, origin: 'optionFile', file };
+/** Finds the password: the URL's, then MYSQL_PWD, then `password` in [client] of ~/.my.cnf (an empty one is none). */
+export function findMysqlPassword(sources: MysqlPasswordSources): Promise<FoundMysqlPassword> {
+  return findServerPassword(sources, {
+    variable: 'MYSQL_PWD',
+    file: optionFilePath,
+    fileOrigin: 'optionFile',
+    ignoredModes: 0o002,
+    ignoredWarning: (file) => `mysql: ignoring the option file ${file}: anyone may change it (MySQL ignores it too; run chmod 600 on it)`,
+    unreadableWarning: (file, code) => `mysql: cannot read the option file ${file} (${code}); connecting without its password`,
+    password: (text) => readOptionFile(text, 'client', 'password') || undefined,
+  });
 }

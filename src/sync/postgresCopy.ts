@@ -7,40 +7,15 @@
 // or the file fails. An abort or a bad file ends the COPY with CopyFail, so the session can
 // roll back.
 
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { Client } from 'pg';
 import { DqError } from '../client/errors';
 import { from as copyFrom } from 'pg-copy-streams';
-import { isGzipMagic } from '../core/contract';
 import { JsonEscapeFilter } from './jsonEscapes';
 import { COPY_STAGE } from './postgresSql';
-
-/**
- * The file's bytes with a look at its first two: gzip is known by its magic bytes, not its
- * name. One open, read from the start to the end, so a pipe works as well as a file.
- */
-export async function openSource(file: string, highWaterMark?: number): Promise<{ gzip: boolean; source: Readable }> {
-  const handle = await fs.open(file, 'r');
-  const head = Buffer.alloc(2);
-  let got = 0;
-  try {
-    while (got < 2) {
-      const { bytesRead } = await handle.read(head, got, 2 - got, null);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-  } catch (err) {
-    await handle.close();
-    throw err;
-  }
-  const source = handle.createReadStream(highWaterMark ? { highWaterMark } : undefined);
-  if (got > 0) source.unshift(head.subarray(0, got));
-  return { gzip: isGzipMagic(head.subarray(0, got)), source };
-}
+import { openResultFile } from './resultFileSource';
 
 /**
  * Copies one file's records into the staging table of `table` (`canvas.users`, for messages);
@@ -48,7 +23,7 @@ export async function openSource(file: string, highWaterMark?: number): Promise<
  */
 export async function copyFileToStage(client: Client, file: string, table: string, signal?: AbortSignal): Promise<number> {
   signal?.throwIfAborted();
-  const { gzip, source } = await openSource(file);
+  const { gzip, source } = await openResultFile(file);
   const copy = client.query(copyFrom(COPY_STAGE));
   const lines = new JsonEscapeFilter({ table, file });
   const stages: NodeJS.ReadWriteStream[] = gzip ? [createGunzip(), lines] : [lines];

@@ -4,10 +4,9 @@
 // that others can read is ignored, as libpq ignores it. The password is handed to the
 // driver only when the server asks for one, and never returned in anything shown.
 
-import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../core/logger';
+import { findServerPassword, type FoundServerPassword, type ServerPasswordSources } from './serverPassword';
 
 export interface PasswordLookup {
   host: string;
@@ -16,23 +15,12 @@ export interface PasswordLookup {
   user: string;
 }
 
-export interface PasswordSources {
-  /** the password written in the URL, if any */
-  fromUrl?: string;
-  env?: NodeJS.ProcessEnv;
-  homeDir?: string;
-  logger?: Logger;
-}
+export type PasswordSources = ServerPasswordSources;
+
+export type FoundPassword = FoundServerPassword<'PGPASSWORD' | 'pgpass'>;
 
 /** Where the password came from, for messages ("check PGPASSWORD"); never the password. */
-export type PasswordOrigin = 'url' | 'PGPASSWORD' | 'pgpass' | 'none';
-
-export interface FoundPassword {
-  password?: string;
-  origin: PasswordOrigin;
-  /** the password file read, when one was */
-  file?: string;
-}
+export type PasswordOrigin = FoundPassword['origin'];
 
 /** The password file's path: PGPASSFILE, else ~/.pgpass. */
 export function passwordFilePath(env: NodeJS.ProcessEnv = process.env, homeDir = os.homedir()): string {
@@ -74,22 +62,13 @@ export function matchPasswordFile(text: string, want: PasswordLookup): string | 
 }
 
 /** Finds the password for one connection: URL, then PGPASSWORD, then the password file. */
-export async function findPassword(want: PasswordLookup, sources: PasswordSources): Promise<FoundPassword> {
-  if (sources.fromUrl) return { password: sources.fromUrl, origin: 'url' };
-  const env = sources.env ?? process.env;
-  if (env.PGPASSWORD) return { password: env.PGPASSWORD, origin: 'PGPASSWORD' };
-  const file = passwordFilePath(env, sources.homeDir);
-  let stat;
-  try {
-    stat = await fs.stat(file);
-  } catch {
-    return { origin: 'none' };
-  }
-  if (!stat.isFile()) return { origin: 'none' };
-  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
-    sources.logger?.warn(`postgres: ignoring the password file ${file}: others can read it (run chmod 600 on it)`);
-    return { origin: 'none', file };
-  }
-  const password = matchPasswordFile(await fs.readFile(file, 'utf8'), want);
-  return password === undefined ? { origin: 'none', file } : { password, origin: 'pgpass', file };
+export function findPassword(want: PasswordLookup, sources: PasswordSources): Promise<FoundPassword> {
+  return findServerPassword(sources, {
+    variable: 'PGPASSWORD',
+    file: passwordFilePath,
+    fileOrigin: 'pgpass',
+    ignoredModes: 0o077,
+    ignoredWarning: (file) => `postgres: ignoring the password file ${file}: others can read it (run chmod 600 on it)`,
+    password: (text) => matchPasswordFile(text, want),
+  });
 }

@@ -15,9 +15,9 @@ import { createGunzip } from 'node:zlib';
 import type { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DqError } from '../client/errors';
-import { openSource } from './postgresCopy';
 import type { TypedRowEncoder } from './postgresRows';
 import { JsonEscapeFilter } from './jsonEscapes';
+import { openResultFile } from './resultFileSource';
 
 const NEWLINE = 0x0a;
 /** Bytes decompressed at a time: fewer, larger chunks cost less per record than zlib's 16 KiB. */
@@ -86,7 +86,7 @@ async function* rowsOf(files: readonly string[], table: string, encoder: TypedRo
   const header = encoder.header();
   if (header.length > 0) yield header;
   for (const [i, file] of files.entries()) {
-    const { gzip, source } = await openSource(file, CHUNK_BYTES);
+    const { gzip, source } = await openResultFile(file, CHUNK_BYTES);
     const rows = new TypedRows(encoder);
     const stages: NodeJS.ReadWriteStream[] = [new JsonEscapeFilter({ table, file }), rows];
     if (gzip) stages.unshift(createGunzip({ chunkSize: CHUNK_BYTES }));

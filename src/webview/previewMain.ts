@@ -15,6 +15,7 @@ import { BUSY_AFTER_MS, busyText, sameView } from './busyText';
 import { cellText, holdsCutValue, hoverText, rowTsv, shownText } from './cellText';
 import { displayOrder, inDisplayOrder } from './columnOrder';
 import { columnWidths, isNumeric, typeLabel } from './columnWidths';
+import { el } from './dom';
 import { countingToText, goToRow } from './goToRow';
 import { followCursor, moveCursor, type Cursor } from './gridCursor';
 import type { ResultColumn } from '../engine/engineProtocol';
@@ -39,13 +40,6 @@ interface SavedState {
   version: number;
   firstRow: number;
   cursor: Cursor;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 /** A cell's padding and border beside its text, in pixels (preview.css). */

@@ -5,14 +5,8 @@
 // strip it was opened from. Texts come from profileText.ts.
 
 import type { ColumnProfile } from '../engine/engineProtocol';
+import { el } from './dom';
 import { histogramBars, profileFigures, topValues, VALUE_CHARS, valueText } from './profileText';
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** The gap between the strip and the popup, and between the popup and the window's edge, in pixels. */
 const MARGIN_PX = 4;

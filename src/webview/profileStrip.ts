@@ -8,16 +8,10 @@
 // opens the column's popup (profilePopup.ts).
 
 import type { ColumnProfile } from '../engine/engineProtocol';
+import { el } from './dom';
 import type { ToWebview, ViewState } from './previewProtocol';
 import { ProfilePopup } from './profilePopup';
 import { allDistinct, nullShare, profileKind, profileSummary, sameRows, sparkline, waitingText } from './profileText';
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 export interface StripHooks {
   /** the row of strips appeared or went: the header changed height */

@@ -1,11 +1,11 @@
 // An emulator and a client of it over real HTTP, one fake clock driving both, so a client that
 // waited shows it in the clock, not in the test's running time; and the DqError a call fails with.
 
-import * as assert from 'node:assert/strict';
 import { DataQueryClient } from '../../src/client/dataQueryClient';
-import { isDqError, type DqError } from '../../src/client/errors';
+import type { DqError } from '../../src/client/errors';
 import type { DataQueryClientOptions } from '../../src/client/types';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/emulator';
+import { dqRejection } from './dqRejection';
 import { FakeClock } from './fakeClock';
 
 export interface ClockedEmulator {
@@ -32,11 +32,6 @@ export async function emulatorOnClock(emulator: EmulatorOptions = {}, client: Pa
 }
 
 /** The DqError a client call fails with, its time run on the fake clock. */
-export async function failure(clock: FakeClock, call: Promise<unknown>): Promise<DqError> {
-  const err = await clock.run(call).then(
-    () => assert.fail('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  assert.ok(isDqError(err), `expected a DqError, got ${String(err)}`);
-  return err;
+export function failure(clock: FakeClock, call: Promise<unknown>): Promise<DqError> {
+  return dqRejection(clock.run(call), 'the call to fail');
 }

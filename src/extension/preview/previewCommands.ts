@@ -26,9 +26,7 @@ import type { ChartEngine } from './chartPanel';
 import { openResultFiles } from './rowSource';
 import { SqlConsoles, type ConsoleEngine } from './sqlConsole';
 import { Commands } from '../ui/ids';
-import { setting } from '../ui/vscodeSettings';
-
-const COLUMN_PROFILES_SETTING = 'dataQuery.preview.columnProfiles';
+import { setting, settingChanged } from '../ui/vscodeSettings';
 
 export const PREVIEW_RESULT_COMMAND = Commands.previewResult;
 export const EXPORT_RESULT_COMMAND = Commands.exportResult;
@@ -57,7 +55,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     logger,
     onExport: (panel) => void exportResult(panel),
     onChart: (panel) => charts.chartPreview(panel),
-    columnProfiles: () => setting(COLUMN_PROFILES_SETTING),
+    columnProfiles: () => setting('dataQuery.preview.columnProfiles'),
   });
   const charts = registerChart({ engine, jobs, panels, extensionUri: deps.extensionUri, logger });
   const consoles = new SqlConsoles(engine, jobs, panels, logger);
@@ -146,7 +144,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
   return [
     panels,
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(COLUMN_PROFILES_SETTING)) panels.columnProfilesChanged();
+      if (settingChanged(e, 'dataQuery.preview.columnProfiles')) panels.columnProfilesChanged();
     }),
     vscode.commands.registerCommand(PREVIEW_RESULT_COMMAND, previewResult),
     vscode.commands.registerCommand(EXPORT_RESULT_COMMAND, exportResult),

@@ -8,6 +8,11 @@ export function setting<N extends SettingName>(name: N): SettingValue<N> {
   return read(vscode.workspace.getConfiguration(), name);
 }
 
+/** Whether a configuration change touches the setting: the settings' table names it, so a name not in it does not compile. */
+export function settingChanged(e: vscode.ConfigurationChangeEvent, name: SettingName): boolean {
+  return e.affectsConfiguration(name);
+}
+
 /** For a setting whose own parser tells the user what is wrong with its value. */
 export function settingAsIs(name: SettingName): unknown {
   return readAsIs(vscode.workspace.getConfiguration(), name);

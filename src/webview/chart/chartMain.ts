@@ -8,6 +8,7 @@
 import { CHART_KINDS, type ChartData, type ChartKind, type ChartSpec } from '../../engine/chartProtocol';
 import { columnsFor, keptColumn } from '../../engine/chartColumns';
 import type { ResultColumn } from '../../engine/engineProtocol';
+import { el } from '../dom';
 import { echarts } from './chartLibrary';
 import type { ImageFormat, ToChartHost, ToChartPage } from './chartMessages';
 import { chartOption, markCount } from './chartOption';
@@ -21,13 +22,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const KIND_NAMES: Record<ChartKind, string> = { bar: 'Bar', line: 'Line', area: 'Area', scatter: 'Scatter', histogram: 'Histogram' };
 /** The choice of no column: rows counted (y) or one series (colour). */
 const NONE = '';
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** A labelled list: its label names it for the keyboard and the screen reader. */
 function labelledSelect(id: string, label: string): { field: HTMLElement; select: HTMLSelectElement } {

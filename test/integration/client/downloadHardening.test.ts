@@ -7,23 +7,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DataQueryClient } from '../../../src/client/dataQueryClient';
-import { isDqError, type DqError } from '../../../src/client/errors';
+import type { DqError } from '../../../src/client/errors';
 import { MAX_REFUSALS_IN_A_ROW } from '../../../src/client/retryPolicy';
 import type { DownloadProgress } from '../../../src/client/types';
 import { completeJob as job, listDir as listFolder, noise, sha256 as sha, startDownloadBench, type DownloadBench } from '../../support/downloadBench';
 import { FakeClock } from '../../support/fakeClock';
 import { patchFileHandle } from '../../support/fileHandlePatch';
 import type { LoopbackService } from '../../support/loopbackServer';
+import { dqRejection } from '../../support/dqRejection';
 import { tmpfsForSuite } from '../../support/tmpfsMount';
 
-async function failure(p: Promise<unknown>): Promise<DqError> {
-  const err = await p.then(
-    () => assert.fail('expected the download to fail'),
-    (e: unknown) => e,
-  );
-  assert.ok(isDqError(err), `a DqError, not ${String(err)}`);
-  return err;
-}
+const failure = (p: Promise<unknown>): Promise<DqError> => dqRejection(p, 'the download to fail');
 
 describe('download hardening', function () {
   this.timeout(30_000);

@@ -6,18 +6,12 @@
 
 import * as assert from 'node:assert/strict';
 import type { DataQueryClient } from '../../../src/client/dataQueryClient';
-import { isDqError, type DqError } from '../../../src/client/errors';
+import type { DqError } from '../../../src/client/errors';
 import { completeJob as job, listDir, noise, startDownloadBench, type DownloadBench } from '../../support/downloadBench';
+import { dqRejection } from '../../support/dqRejection';
 import type { LoopbackService } from '../../support/loopbackServer';
 
-async function failure(p: Promise<unknown>): Promise<DqError> {
-  const err = await p.then(
-    () => assert.fail('expected a failure'),
-    (e: unknown) => e,
-  );
-  assert.ok(isDqError(err), `a DqError, not ${String(err)}`);
-  return err;
-}
+const failure = (p: Promise<unknown>): Promise<DqError> => dqRejection(p);
 
 describe('hosts that trickle or never end', function () {
   this.timeout(20_000);

@@ -9,19 +9,9 @@ import * as path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { CHART_BARS, CHART_LABEL_CHARS, CHART_POINTS, CHART_SERIES, LINE_BUCKETS, SCATTER_CELLS, type ChartData, type ChartSpec } from '../../../src/engine/chartProtocol';
 import type { EngineClient } from '../../../src/engine/engineClient';
-import { isEngineError } from '../../../src/engine/engineErrors';
-import type { EngineErrorKind, View } from '../../../src/engine/engineProtocol';
+import type { View } from '../../../src/engine/engineProtocol';
+import { rejection } from './engineRejection';
 import { sampleEngine, type DownloadedResult, type SampleResults } from './sampleResults';
-
-async function rejection(promise: Promise<unknown>, kind: EngineErrorKind): Promise<string> {
-  const err = await promise.then(
-    () => assert.fail(`expected a ${kind} error`),
-    (e: unknown) => e,
-  );
-  assert.ok(isEngineError(err), String(err));
-  assert.equal(err.kind, kind, err.message);
-  return err.message;
-}
 
 /** Every point of every series, with its series' name. */
 function points(chart: ChartData): { series: string | null | undefined; other: boolean; x: number | string; y: number; rows?: number }[] {

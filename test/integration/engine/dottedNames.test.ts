@@ -3,27 +3,14 @@
 // as the sync does, rather than taking `x.y` for `y` inside `x`.
 
 import * as assert from 'node:assert/strict';
-import type { SchemaEnvelope } from '../../../src/core/contract';
-import { craftedResult } from './sampleResults';
+import { craftedResult, keyedSchema } from './sampleResults';
 
 const ROWS = 3000;
 
-const schema: SchemaEnvelope = {
-  version: 1,
-  schema: {
-    type: 'object',
-    properties: {
-      key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } },
-      value: {
-        type: 'object',
-        properties: {
-          'x.y': { type: 'string' },
-          x: { type: 'object', properties: { z: { type: 'string' }, 'p.q': { type: 'integer', format: 'int64' } } },
-        },
-      },
-    },
-  },
-};
+const schema = keyedSchema({
+  'x.y': { type: 'string' },
+  x: { type: 'object', properties: { z: { type: 'string' }, 'p.q': { type: 'integer', format: 'int64' } } },
+});
 
 function record(id: number): string {
   return JSON.stringify({ meta: { action: 'U', ts: '2026-01-01T00:00:00Z' }, key: { id }, value: { 'x.y': `dotted ${id}`, x: { z: `nested ${id}`, 'p.q': id * 2 } } });

@@ -4,22 +4,12 @@ import * as path from 'node:path';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { EngineClient } from '../../../src/engine/engineClient';
-import { isEngineError } from '../../../src/engine/engineErrors';
-import type { EngineErrorKind, OpenedResult } from '../../../src/engine/engineProtocol';
+import type { OpenedResult } from '../../../src/engine/engineProtocol';
+import { rejection } from './engineRejection';
 import { SampleResults, type DownloadedResult } from './sampleResults';
 
 /** Runs for hours unless interrupted. */
 const ENDLESS = 'SELECT count(*) FROM range(1000000000000) a(i) WHERE i % 7 = 3';
-
-async function rejection(promise: Promise<unknown>, kind: EngineErrorKind): Promise<string> {
-  const err = await promise.then(
-    () => assert.fail(`expected a ${kind} error`),
-    (e: unknown) => e,
-  );
-  assert.ok(isEngineError(err), String(err));
-  assert.equal(err.kind, kind, err.message);
-  return err.message;
-}
 
 describe('engine: bad files, bad SQL, cancel and crashes', function () {
   this.timeout(60_000);

@@ -3,23 +3,13 @@
 // whatever the rows hold; the whole value of one cell comes when asked for.
 
 import * as assert from 'node:assert/strict';
-import type { SchemaEnvelope } from '../../../src/core/contract';
 import { CUT_CHARS, type CutValue } from '../../../src/engine/engineProtocol';
-import { craftedResult } from './sampleResults';
+import { craftedResult, keyedSchema } from './sampleResults';
 
 const MiB = 2 ** 20;
 const ROWS = 6;
 
-const schema: SchemaEnvelope = {
-  version: 1,
-  schema: {
-    type: 'object',
-    properties: {
-      key: { type: 'object', properties: { id: { type: 'integer', format: 'int64' } } },
-      value: { type: 'object', properties: { doc: { type: 'string' }, note: { type: 'string' } } },
-    },
-  },
-};
+const schema = keyedSchema({ doc: { type: 'string' }, note: { type: 'string' } });
 
 /** Row `id`'s long value: 3 MiB, each row's its own, ending in a mark. */
 const doc = (id: number): string => `${String(id).repeat(3 * MiB)}<end ${id}>`;

@@ -5,21 +5,11 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { FORMATS } from '../../../src/core/contract';
 import type { EngineClient } from '../../../src/engine/engineClient';
-import { isEngineError } from '../../../src/engine/engineErrors';
-import { PROFILE_CHARS, type ColumnProfile, type EngineErrorKind, type ResultColumn, type ResultProfile, type View } from '../../../src/engine/engineProtocol';
+import { PROFILE_CHARS, type ColumnProfile, type ResultColumn, type ResultProfile, type View } from '../../../src/engine/engineProtocol';
+import { rejection } from './engineRejection';
 import { sampleEngine, type SampleResults } from './sampleResults';
 
 const ALL = 1_000_000;
-
-async function rejection(promise: Promise<unknown>, kind: EngineErrorKind): Promise<string> {
-  const err = await promise.then(
-    () => assert.fail(`expected a ${kind} error`),
-    (e: unknown) => e,
-  );
-  assert.ok(isEngineError(err), String(err));
-  assert.equal(err.kind, kind, err.message);
-  return err.message;
-}
 
 const NUMBER = /^U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)$|^DOUBLE$|^FLOAT$/;
 

@@ -5,7 +5,6 @@
 // apply lasts long enough to be cut short in the middle.
 
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,9 +12,9 @@ import { DuckdbTarget } from '../../../src/sync/duckdbTarget';
 import type { TableSyncReport } from '../../../src/sync/syncReport';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { tmpfsForSuite } from '../../support/tmpfsMount';
-import { assertSameRows, dqEnvOf, syncedRows, SyncFixture, syncInto, withTarget, type TableRows, type SyncOptions } from './syncFixture';
+import { dqSync } from './dqSyncProcess';
+import { assertSameRows, syncedRows, SyncFixture, syncInto, withTarget, type TableRows, type SyncOptions } from './syncFixture';
 
-const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 200_000;
 
 function sync(file: string, options: SyncOptions): Promise<TableSyncReport[]> {
@@ -37,7 +36,6 @@ describe('sync cut short while it applies', function () {
   let late: string;
   let atEarly: TableRows;
   let atLate: TableRows;
-  let env: NodeJS.ProcessEnv;
 
   before(async () => {
     fixture = await SyncFixture.start({ rows: ROWS });
@@ -46,7 +44,6 @@ describe('sync cut short while it applies', function () {
     atEarly = await fixture.reference('canvas_logs', 'web_logs', early);
     atLate = await fixture.reference('canvas_logs', 'web_logs', late);
     assert.ok(atLate.rows.size > atEarly.rows.size, 'the log grew between the two points');
-    env = { PATH: process.env.PATH, ...dqEnvOf(fixture.emulator) };
   });
   after(async () => {
     await fixture?.close();
@@ -84,25 +81,20 @@ describe('sync cut short while it applies', function () {
     await sync(file, { client: fixture.client, namespace: 'canvas_logs', tables: ['web_logs'], until: early });
     const kept = await stateOf(file);
 
-    const argv = [MAIN, 'sync', 'canvas_logs', 'web_logs', '--to', file, '--until', late];
-    const child = spawn(process.execPath, [...argv, '--resnapshot', '--progress'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, TMPDIR: work } });
+    const argv = ['canvas_logs', 'web_logs', '--to', file, '--until', late];
+    const run = dqSync(fixture, [...argv, '--resnapshot', '--progress'], { tmpDir: work });
     const lines: string[] = [];
-    createInterface({ input: child.stderr }).on('line', (line) => {
+    createInterface({ input: run.child.stderr }).on('line', (line) => {
       lines.push(line);
-      if (line === 'canvas_logs.web_logs: applying') child.kill('SIGKILL');
+      if (line === 'canvas_logs.web_logs: applying') run.child.kill('SIGKILL');
     });
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, s) => resolve(s)));
+    const { signal } = await run.done;
     assert.equal(signal, 'SIGKILL', `killed while applying; it said: ${lines.join(' | ')}`);
     assert.equal((await fs.readdir(work)).filter((n) => n.startsWith('dq-sync-')).length, 1, 'the killed run left its downloads');
     assert.deepEqual(await stateOf(file), kept);
     await assertEqualLogs(file, atEarly);
 
-    const rerun = spawn(process.execPath, [...argv, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, TMPDIR: work } });
-    let stdout = '';
-    let stderr = '';
-    rerun.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    rerun.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => rerun.once('exit', resolve));
+    const { code, stdout, stderr } = await dqSync(fixture, [...argv, '--json'], { tmpDir: work }).done;
     assert.equal(code, 0, stderr);
     const [report] = (JSON.parse(stdout) as { tables: TableSyncReport[] }).tables;
     assert.equal(report.kind, 'changes');

@@ -10,7 +10,6 @@
 // shows in what dq prints.
 
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { metaLockName, tableLockName } from '../../../src/sync/mysqlSql';
@@ -19,19 +18,11 @@ import type { TableSyncReport } from '../../../src/sync/syncReport';
 import type { SyncState } from '../../../src/sync/syncTarget';
 import { runDq } from '../../support/cliHarness';
 import { requireMariadb, startMariadb, type MariadbServer } from '../../support/mariadbServer';
+import { dqSync, type DqSyncProcess, type FinishedDq } from './dqSyncProcess';
 import { emptyDatabase, mysqlRows, mysqlTable, quote, RAW_META, tablesOf, type RawMetaRow } from './mysqlRows';
 import { assertSameRows, dqEnvOf, LogLines, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type SyncOptions, type TableRows } from './syncFixture';
 
-const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 3000;
-
-interface Finished {
-  pid: number | undefined;
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('sync to MySQL from the emulator (real MariaDB server)', function () {
   this.timeout(180_000);
@@ -65,20 +56,7 @@ describe('sync to MySQL from the emulator (real MariaDB server)', function () {
   const rows = (namespace: string, table: string): Promise<TableRows> => mysqlRows(db, namespace, table);
 
   /** `dq sync ...` as a child process with the emulator's credentials and MYSQL_PWD in its environment. */
-  function dq(args: string[], tmpDir: string): { child: ReturnType<typeof spawn>; done: Promise<Finished> } {
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: fixture.dir, TMPDIR: tmpDir, DQ_DEBUG: '1', ...dqEnvOf(fixture.emulator), MYSQL_PWD: db.password };
-    const child = spawn(process.execPath, [MAIN, 'sync', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise<Finished>((resolve) => child.once('close', (code, signal) => resolve({ pid: child.pid, code, signal, stdout, stderr })));
-    const done = closed.then((finished) => {
-      for (const text of [finished.stdout, finished.stderr]) assert.ok(!text.includes(db.password), `dq printed the password:\n${text}`);
-      return finished;
-    });
-    return { child, done };
-  }
+  const dq = (args: string[], tmpDir: string): DqSyncProcess => dqSync(fixture, args, { tmpDir, password: { variable: 'MYSQL_PWD', value: db.password } });
 
   it("a snapshot at an older point, then three incrementals: every table equals the emulator's snapshot at each point, and the meta rows say so", async () => {
     await emptyDatabase(db);
@@ -159,7 +137,7 @@ describe('sync to MySQL from the emulator (real MariaDB server)', function () {
     const metaBefore = await db.admin<RawMetaRow>(RAW_META);
 
     /** Runs dq sync with the meta table's lock held, kills it once every table waits for that lock, and lets go. */
-    const killWhileApplying = async (argv: string[]): Promise<Finished> => {
+    const killWhileApplying = async (argv: string[]): Promise<FinishedDq> => {
       const holder = await db.adminConnection();
       const [{ got }] = await holder.query<{ got: number }>('SELECT GET_LOCK(?, 0) AS got', [metaLockName(db.database)]);
       assert.equal(Number(got), 1);

@@ -9,8 +9,9 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { tableLockName } from '../../../src/sync/mysqlSql';
+import { dqRejection } from '../../support/dqRejection';
 import { tablesOf } from './mysqlRows';
-import { errorTexts, line, mysqlTargetSuite, plan, rejection, serverTargetCases, usersTable, type RecordSpec, type Row } from './serverTargetSuite';
+import { errorTexts, line, mysqlTargetSuite, plan, serverTargetCases, usersTable, type RecordSpec, type Row } from './serverTargetSuite';
 import { renamingClient, SyncFixture, sourceOf, syncInto, writeGzJsonl } from './syncFixture';
 
 describe('sync: MySQL target (real MariaDB server)', function () {
@@ -127,7 +128,7 @@ describe('sync: MySQL target (real MariaDB server)', function () {
     for (const [bad, said] of cases) {
       const file = await gzFile([{ ts: '2026-11-20T09:00:00Z', action: 'D', key: { id: 1 } }, bad]);
       for (const kind of ['changes', 'snapshot'] as const) {
-        const err = await rejection(t.apply(plan(kind, [file], '2026-11-20T12:00:00Z')));
+        const err = await dqRejection(t.apply(plan(kind, [file], '2026-11-20T12:00:00Z')));
         assert.equal(err.kind, 'invalidResponse', err.describe());
         assert.match(err.message, new RegExp(`^Line 2 of ${path.basename(file).replace(/\./g, '\\.')}, a result file of canvas\\.users, cannot be loaded`));
         assert.match(err.message, said);
@@ -198,12 +199,12 @@ describe('sync: MySQL target (real MariaDB server)', function () {
     await first.open();
     await second.open();
     const release = await first.lockTable('canvas', 'users');
-    const err = await rejection(second.lockTable('canvas', 'users'));
+    const err = await dqRejection(second.lockTable('canvas', 'users'));
     assert.equal(err.kind, 'io', err.describe());
     assert.match(err.message, /^Another sync \(connection \d+, dq_sync@127\.0\.0\.1:\d+\) is applying canvas\.users in MySQL at mysql:\/\/dq_sync@127\.0\.0\.1:\d+\/dq_test; waited 0\.\d s\.$/);
     assert.equal(suite.log.lines.filter((l) => l.startsWith('waiting up to')).length, 1, 'one warning');
     // a name MySQL may hold as the same table (on systems without case) shares the lock
-    await rejection(second.lockTable('canvas', 'USERS'));
+    await dqRejection(second.lockTable('canvas', 'USERS'));
     const other = await second.lockTable('canvas', 'courses');
     await other();
 
@@ -249,25 +250,25 @@ describe('sync: MySQL target (real MariaDB server)', function () {
 
   it('refuses a table of another namespace that would share a MySQL table with one already synced', async () => {
     const { t } = await seeded();
-    const err = await rejection(t.lockTable('CANVAS', 'users'));
+    const err = await dqRejection(t.lockTable('CANVAS', 'users'));
     assert.equal(err.kind, 'usage');
     assert.equal(err.message, `"CANVAS.users" would be the MySQL table "CANVAS__users", which "canvas.users" already fills in ${suite.server.urlWithoutPassword}. It was not synced.`);
     // `a__b` + `c` and `a` + `b__c` are one name
     const file = await gzFile([{ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'Ada' } }]);
     await t.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z', { table: { ...usersTable(), namespace: 'a__b', table: 'c' } }));
-    const prefixed = await rejection(t.lockTable('a', 'b__c'));
+    const prefixed = await dqRejection(t.lockTable('a', 'b__c'));
     assert.match(prefixed.message, /^"a\.b__c" would be the MySQL table "a__b__c", which "a__b\.c" already fills/);
   });
 
   it('never shows the password: a wrong one fails as auth, naming where it came from; MYSQL_PWD and ~/.my.cnf are read, a file anyone may change is not', async () => {
     const wrong = 'wrong-pw-5b1d';
     const bad = target({ url: suite.server.url.replace(suite.server.password, wrong) });
-    const err = await rejection(bad.open());
+    const err = await dqRejection(bad.open());
     assert.equal(err.kind, 'auth', err.describe());
     assert.match(err.message, /refused the login .* using the password in the URL/);
     assert.ok(!errorTexts(err).includes(wrong) && !bad.label.includes(wrong));
 
-    const none = await rejection(target({ url: suite.server.urlWithoutPassword }).open());
+    const none = await dqRejection(target({ url: suite.server.urlWithoutPassword }).open());
     assert.equal(none.kind, 'auth', none.describe());
     assert.match(none.hint ?? '', /MYSQL_PWD or in the \[client\] group of ~\/\.my\.cnf/);
 
@@ -277,7 +278,7 @@ describe('sync: MySQL target (real MariaDB server)', function () {
     await fs.writeFile(cnf, `[client]\npassword=${suite.server.password}\n`, { mode: 0o600 });
     await target({ url: suite.server.urlWithoutPassword, homeDir: home }).open();
     await fs.chmod(cnf, 0o666);
-    const open = await rejection(target({ url: suite.server.urlWithoutPassword, homeDir: home }).open());
+    const open = await dqRejection(target({ url: suite.server.urlWithoutPassword, homeDir: home }).open());
     assert.equal(open.kind, 'auth', open.describe());
     assert.ok(suite.log.lines.some((l) => l.includes(`ignoring the option file ${cnf}: anyone may change it`)));
     for (const l of suite.log.lines) assert.ok(!l.includes(wrong));

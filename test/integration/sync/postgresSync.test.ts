@@ -10,7 +10,6 @@
 // its table held says so at once, naming the holder.
 
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
@@ -23,9 +22,9 @@ import type { SyncState } from '../../../src/sync/syncTarget';
 import { runDq } from '../../support/cliHarness';
 import { FakeClock } from '../../support/fakeClock';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
+import { dqSync, type DqSyncProcess, type FinishedDq } from './dqSyncProcess';
 import { assertSameRows, dqEnvOf, keyCountOf, LogLines, renamingClient, sourceOf, SyncFixture, syncInto, walkPoints, walkSchemaChanges, withTarget, type TableRows, type SyncOptions } from './syncFixture';
 
-const MAIN = path.resolve(__dirname, '../../../src/cli/main.js');
 const ROWS = 3000;
 const CANVAS = new SampleCatalog({ canvasTables: 'core' }).tables('canvas')!;
 
@@ -111,14 +110,6 @@ interface RawMetaRow {
 const RAW_META = `SELECT namespace, "table", target_schema, target_table, to_char(point AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS point,
     schema_version, row_count::text AS row_count, ran_at::text AS ran_at FROM public.dq_sync_state ORDER BY namespace, "table"`;
 
-interface Finished {
-  pid: number | undefined;
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 describe('sync to PostgreSQL from the emulator (real server)', function () {
   this.timeout(120_000);
   let pg: PostgresServer;
@@ -145,23 +136,7 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
   }
 
   /** `dq sync ...` as a child process with the emulator's credentials and PGPASSWORD in its environment. */
-  function dq(args: string[], tmpDir: string): { child: ReturnType<typeof spawn>; done: Promise<Finished> } {
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: fixture.dir, TMPDIR: tmpDir, DQ_DEBUG: '1', ...dqEnvOf(fixture.emulator), PGPASSWORD: pg.password };
-    // a rate budget of its own (the emulator here sets no limit): runs of one test do not wait on each other's minute
-    env.DQ_STATE_DIR = path.join(fixture.dir, `dq-state-${process.hrtime.bigint()}`);
-    const child = spawn(process.execPath, [MAIN, 'sync', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise<Finished>((resolve) => child.once('close', (code, signal) => resolve({ pid: child.pid, code, signal, stdout, stderr })));
-    const done = closed.then((finished) => {
-      // whatever happened, the password is in nothing it printed (its debug lines included)
-      for (const text of [finished.stdout, finished.stderr]) assert.ok(!text.includes(pg.password), `dq printed the password:\n${text}`);
-      return finished;
-    });
-    return { child, done };
-  }
+  const dq = (args: string[], tmpDir: string): DqSyncProcess => dqSync(fixture, args, { tmpDir, password: { variable: 'PGPASSWORD', value: pg.password } });
 
   it('a snapshot at an older point, then three incrementals: every table equals the emulator\'s snapshot at each point, and the meta rows say so', async () => {
     let nulls = 0;
@@ -244,7 +219,7 @@ describe('sync to PostgreSQL from the emulator (real server)', function () {
       () => (exited = true),
       () => (exited = true),
     );
-    let killed: Finished;
+    let killed: FinishedDq;
     try {
       const waiting = `SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE application_name LIKE 'dq sync (pid ${run.child.pid} %' AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO public.dq_sync_state%'`;

@@ -12,7 +12,8 @@ import { DqError } from '../../../src/client/errors';
 import { PostgresTarget } from '../../../src/sync/postgresTarget';
 import { targetTableOf } from '../../../src/sync/syncColumns';
 import type { TargetTable } from '../../../src/sync/syncTarget';
-import { errorTexts, line, plan, postgresTargetSuite, rejection, serverTargetCases, USERS_COLUMNS, usersTable } from './serverTargetSuite';
+import { dqRejection } from '../../support/dqRejection';
+import { errorTexts, line, plan, postgresTargetSuite, serverTargetCases, USERS_COLUMNS, usersTable } from './serverTargetSuite';
 import { writeGzJsonl } from './syncFixture';
 
 describe('sync: PostgreSQL target (real server)', function () {
@@ -58,7 +59,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     await seeded();
     const denied = target({ url, readOnly: true });
     await denied.open();
-    const err = await rejection(denied.listStates());
+    const err = await dqRejection(denied.listStates());
     assert.equal(err.kind, 'auth', err.describe());
     assert.equal(err.hint, 'Let the user read the meta table: GRANT SELECT ON public.dq_sync_state TO "dq_reader";');
     await suite.server.admin(`GRANT SELECT ON public.dq_sync_state TO dq_reader`);
@@ -72,7 +73,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     const url = await role('dq_etl', 'etl-pw');
     await suite.server.admin(`GRANT CONNECT, CREATE ON DATABASE dq_test TO dq_etl`);
     try {
-      const err = await rejection(target({ url }).open());
+      const err = await dqRejection(target({ url }).open());
       assert.equal(err.kind, 'auth', err.describe());
       assert.match(err.message, /denied a step of creating the meta table: permission denied for schema public/);
       assert.match(err.hint ?? '', /^The meta table public\.dq_sync_state is made in the schema public.*: GRANT CREATE ON SCHEMA public TO "dq_etl";/);
@@ -96,7 +97,7 @@ describe('sync: PostgreSQL target (real server)', function () {
       const t = target({ url });
       await t.open();
       const file = await gzFile([{ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'Ada' } }]);
-      const err = await rejection(t.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z')));
+      const err = await dqRejection(t.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z')));
       assert.equal(err.kind, 'auth', err.describe());
       assert.match(err.hint ?? '', /GRANT CREATE ON DATABASE "dq_test" TO "dq_etl2";/);
     } finally {
@@ -243,7 +244,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     const wrong = 'Wr0ng-Passw0rd-7f3e';
     const t = target({ url: suite.server.url.replace(suite.server.password, wrong) });
     assert.ok(!t.label.includes(wrong), t.label);
-    const err = await rejection(t.open());
+    const err = await dqRejection(t.open());
     assert.equal(err.kind, 'auth', err.describe());
     assert.match(err.message, /refused the login/);
     assert.match(err.message, /the password in the URL/);
@@ -257,12 +258,12 @@ describe('sync: PostgreSQL target (real server)', function () {
     const bare = suite.server.urlWithoutPassword;
     await target({ url: bare, env: { PGPASSWORD: suite.server.password } }).open();
 
-    const none = await rejection(target({ url: bare, env: {} }).open());
+    const none = await dqRejection(target({ url: bare, env: {} }).open());
     assert.equal(none.kind, 'auth', none.describe());
     assert.match(none.message, /none was found/);
     assert.match(none.hint ?? '', /PGPASSWORD/);
 
-    const wrongEnv = await rejection(target({ url: bare, env: { PGPASSWORD: 'not-it-4242' } }).open());
+    const wrongEnv = await dqRejection(target({ url: bare, env: { PGPASSWORD: 'not-it-4242' } }).open());
     assert.equal(wrongEnv.kind, 'auth');
     assert.match(wrongEnv.message, /the password in PGPASSWORD/);
     assert.ok(!errorTexts(wrongEnv).includes('not-it-4242'));
@@ -275,7 +276,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     await target({ url: bare, env: { PGPASSFILE: file }, homeDir: suite.tmp }).open();
 
     await fs.chmod(file, 0o644);
-    const open = await rejection(target({ url: bare, env: {}, homeDir: home }).open());
+    const open = await dqRejection(target({ url: bare, env: {}, homeDir: home }).open());
     assert.equal(open.kind, 'auth');
     assert.ok(suite.log.lines.some((l) => l.includes('ignoring the password file') && l.includes('chmod 600')), suite.log.lines.join('\n'));
   });
@@ -288,7 +289,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     assert.deepEqual(await suite.server.admin(`SELECT id::int, name FROM canvas.user_names`), [{ id: 9, name: 'Ivy' }]);
 
     const retyped = usersTable(USERS_COLUMNS.map((c) => (c.name === 'level' ? { ...c, type: 'text' as const } : c)), 3);
-    const blocked = await rejection(t.apply(plan('snapshot', [file], '2026-11-22T08:00:00Z', { table: retyped })));
+    const blocked = await dqRejection(t.apply(plan('snapshot', [file], '2026-11-22T08:00:00Z', { table: retyped })));
     assert.equal(blocked.kind, 'usage', blocked.describe());
     assert.match(blocked.hint ?? '', /Drop the views/);
     assert.equal((await t.readState('canvas', 'users'))?.point, '2026-11-21T08:00:00Z');
@@ -319,7 +320,7 @@ describe('sync: PostgreSQL target (real server)', function () {
     assert.deepEqual(await suite.server.admin(`SELECT id::int, name, nickname FROM canvas.user_names`), [{ id: 2, name: 'Bo', nickname: 'B' }]);
 
     const v3 = usersOf(3, { name: { type: 'string' } });
-    const blocked = await rejection(t.apply(plan('snapshot', [second], '2026-11-22T08:00:00Z', { table: v3 })));
+    const blocked = await dqRejection(t.apply(plan('snapshot', [second], '2026-11-22T08:00:00Z', { table: v3 })));
     assert.equal(blocked.kind, 'usage', blocked.describe());
     assert.match(blocked.hint ?? '', /Drop the views/);
     assert.deepEqual(await columnsNow(), ['id', 'name', 'nickname', 'note'], 'the failed run changed nothing');

@@ -9,8 +9,9 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { dqRejection } from '../../support/dqRejection';
 import { FakeClock } from '../../support/fakeClock';
-import { errorTexts, line, plan, postgresTargetSuite, rejection } from './serverTargetSuite';
+import { errorTexts, line, plan, postgresTargetSuite } from './serverTargetSuite';
 import { writeGzJsonl } from './syncFixture';
 
 describe('sync: PostgreSQL target, faults and locks (real server)', function () {
@@ -34,7 +35,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
     await fs.writeFile(bad, corrupt);
 
     for (const kind of ['changes', 'snapshot'] as const) {
-      const err = await rejection(t.apply(plan(kind, [good, bad], '2026-11-20T12:00:00Z')));
+      const err = await dqRejection(t.apply(plan(kind, [good, bad], '2026-11-20T12:00:00Z')));
       assert.equal(err.kind, 'invalidResponse', err.describe());
       assert.match(err.message, /not valid gzip/);
       assert.match(err.message, /keeps its last complete run/);
@@ -42,7 +43,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
     }
     const truncated = path.join(suite.tmp, 'truncated.jsonl.gz');
     await fs.writeFile(truncated, whole.subarray(0, whole.length - 100));
-    const err = await rejection(t.apply(plan('changes', [good, truncated], '2026-11-20T12:00:00Z')));
+    const err = await dqRejection(t.apply(plan('changes', [good, truncated], '2026-11-20T12:00:00Z')));
     assert.equal(err.kind, 'invalidResponse', err.describe());
     await keptLastRun();
 
@@ -57,7 +58,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
     for (const lines of [[records[0], '\\.', records[1], records[2]], [records[0], '\\.\r', records[1], records[2]]]) {
       const file = await writeGzJsonl(suite.tmp, lines);
       for (const kind of ['snapshot', 'changes'] as const) {
-        const err = await rejection(t.apply(plan(kind, [file], '2026-11-20T12:00:00Z')));
+        const err = await dqRejection(t.apply(plan(kind, [file], '2026-11-20T12:00:00Z')));
         assert.equal(err.kind, 'invalidResponse', err.describe());
         assert.match(err.message, new RegExp(`^Line 2 of ${path.basename(file).replace(/\./g, '\\.')}, a result file of canvas\\.users, is not a JSON record`));
         assert.match(err.hint ?? '', /keeps its last complete sync/);
@@ -82,7 +83,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
       const running = t.apply(plan('changes', [file], '2026-11-20T12:00:00Z', { signal: abort.signal }));
       await waitFor('the apply waiting to write its meta row', BLOCKED_ON_LOCK);
       abort.abort();
-      const err = await rejection(running);
+      const err = await dqRejection(running);
       assert.equal(err.kind, 'cancelled', err.describe());
       assert.match(err.message, /keeps its last complete run/);
       // nothing of ours waits on the server any more
@@ -104,7 +105,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
       { ts: '2026-11-20T09:00:00Z', key: {}, value: { name: 'no key' } },
     ]);
     for (const kind of ['changes', 'snapshot'] as const) {
-      const err = await rejection(t.apply(plan(kind, [keyless], '2026-11-20T12:00:00Z')));
+      const err = await dqRejection(t.apply(plan(kind, [keyless], '2026-11-20T12:00:00Z')));
       assert.equal(err.kind, 'invalidResponse', err.describe());
       assert.match(err.message, /no value for a key column/);
       await keptLastRun(kind);
@@ -138,7 +139,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
     await second.open();
     const release = await first.lockTable('canvas', 'users');
     const started = clock.now();
-    const err = await rejection(clock.run(second.lockTable('canvas', 'users')));
+    const err = await dqRejection(clock.run(second.lockTable('canvas', 'users')));
     assert.equal(clock.now() - started, 300, 'it gave up once the wait was over');
     assert.equal(err.kind, 'io', err.describe());
     assert.match(err.message, /canvas\.users/);
@@ -146,7 +147,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
     assert.match(err.message, /server process \d+/);
     assert.match(err.hint ?? '', /again when it has finished/);
     const file = await gzFile([{ ts: '2026-11-19T08:00:00Z', key: { id: 1 }, value: { name: 'x' } }]);
-    const applyErr = await rejection(clock.run(second.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z'))));
+    const applyErr = await dqRejection(clock.run(second.apply(plan('snapshot', [file], '2026-11-20T08:00:00Z'))));
     assert.equal(applyErr.kind, 'io');
     assert.deepEqual(await metaRows(), []);
 
@@ -198,7 +199,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
     stopped.catch(() => undefined);
     await until('the third sync sleeping between tries', () => clock.pending > 1);
     abort.abort();
-    const err = await rejection(stopped);
+    const err = await dqRejection(stopped);
     assert.equal(err.kind, 'cancelled', err.describe());
     await releaseSecond();
   });
@@ -216,7 +217,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
       );
       await until('the server closing the idle session that holds the lock', async () => (await suite.server.admin(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid])).length === 0);
       const file = await gzFile([{ ts: '2026-11-20T09:00:00Z', action: 'D', key: { id: 1 } }]);
-      const err = await rejection(t.apply(plan('changes', [file], '2026-11-20T12:00:00Z')));
+      const err = await dqRejection(t.apply(plan('changes', [file], '2026-11-20T12:00:00Z')));
       assert.equal(err.kind, 'network', err.describe());
       assert.match(err.message, /^The connection that held the lock of canvas\.users in PostgreSQL at \S+ was lost while the data was fetched: the server closed it as idle \(idle_session_timeout\)/);
       assert.match(err.message, /idle-session timeout/, 'the server\'s own words');
@@ -238,7 +239,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
     running.catch(() => undefined);
     await waitFor('the apply waiting to write its meta row', BLOCKED_ON_LOCK);
     await suite.server.halt();
-    const err = await rejection(running);
+    const err = await dqRejection(running);
     await holder.end().catch(() => undefined);
     assert.equal(err.kind, 'network', err.describe());
     assert.ok(err.message.includes(suite.server.urlWithoutPassword), err.message);
@@ -246,7 +247,7 @@ describe('sync: PostgreSQL target, faults and locks (real server)', function () 
     assert.match(err.hint ?? '', /server is running/);
     assert.ok(!errorTexts(err).includes(suite.server.password));
 
-    const down = await rejection(t.readState('canvas', 'users'));
+    const down = await dqRejection(t.readState('canvas', 'users'));
     assert.equal(down.kind, 'network', down.describe());
 
     await suite.server.restart();

@@ -13,6 +13,7 @@ import { DqError } from '../../../src/client/errors';
 import { MysqlTarget, type MysqlTargetOptions } from '../../../src/sync/mysqlTarget';
 import { PostgresTarget, type PostgresTargetOptions } from '../../../src/sync/postgresTarget';
 import type { ApplyPlan, SyncTarget, TargetColumn, TargetTable } from '../../../src/sync/syncTarget';
+import { dqRejection } from '../../support/dqRejection';
 import { requireMariadb, startMariadb, type MariadbServer } from '../../support/mariadbServer';
 import { startPostgres, type PostgresServer } from '../../support/postgresServer';
 import type { TestServer } from '../../support/serverProcess';
@@ -67,16 +68,6 @@ export function plan(kind: ApplyPlan['kind'], files: string[], point: string, ex
     state: { namespace: table.namespace, table: table.table, point, schemaVersion: table.schemaVersion, schema: table.schema, ranAt: '2026-11-20T09:00:00Z' },
     ...extra,
   };
-}
-
-/** The DqError the promise fails with. */
-export async function rejection(promise: Promise<unknown>): Promise<DqError> {
-  const err = await promise.then(
-    () => assert.fail('expected a failure'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof DqError, `a DqError, not ${String(err)}`);
-  return err;
 }
 
 /** Every text an error carries: message, hint, describe(), and its causes. */
@@ -202,7 +193,7 @@ export function serverTargetSuite<S extends TestServer, T extends SyncTarget, O>
       try {
         await writer.write(`${line({ ts: '2026-11-20T09:00:00Z', key: { id: 8 }, value: { name: 'half' } })}\n{"meta":{"act`);
         await meanwhile();
-        return await rejection(running);
+        return await dqRejection(running);
       } finally {
         await writer.close();
       }
@@ -329,7 +320,7 @@ export function serverTargetCases<S extends TestServer, T extends SyncTarget, O>
     const t = target();
     await t.open();
     const file = await gzFile([{ ts: '2026-11-20T09:00:00Z', key: { id: 1 }, value: { name: 'x' } }]);
-    const err = await rejection(t.apply(plan('changes', [file], '2026-11-20T12:00:00Z')));
+    const err = await dqRejection(t.apply(plan('changes', [file], '2026-11-20T12:00:00Z')));
     assert.equal(err.kind, 'snapshotRequired', err.describe());
     assert.match(err.hint ?? '', /--resnapshot/);
     assert.deepEqual(await metaRows(), []);
@@ -339,7 +330,7 @@ export function serverTargetCases<S extends TestServer, T extends SyncTarget, O>
     const { t, keptLastRun } = await seeded();
     const long = line({ ts: '2026-11-20T09:00:00Z', key: { id: 9 }, value: { name: 'x'.repeat(17 * 1024 * 1024) } });
     const file = await writeGzJsonl(suite.tmp, [line({ ts: '2026-11-20T09:00:00Z', key: { id: 8 }, value: { name: 'short' } }), long]);
-    const err = await rejection(t.apply(plan('snapshot', [file], '2026-11-20T12:00:00Z')));
+    const err = await dqRejection(t.apply(plan('snapshot', [file], '2026-11-20T12:00:00Z')));
     assert.equal(err.kind, 'invalidResponse', err.describe());
     assert.equal(err.message, `The record on line 2 of ${path.basename(file)}, a result file of canvas.users, is longer than 16 MiB, the most a sync loads as one record.`);
     await keptLastRun();

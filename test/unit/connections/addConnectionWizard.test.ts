@@ -16,28 +16,10 @@ import { addConnection } from '../../../src/extension/connections/addConnectionW
 import type { ClientPool } from '../../../src/extension/connections/clientPool';
 import type { Connection, RemoteConnection } from '../../../src/extension/connections/connectionConfig';
 import { ConnectionStore } from '../../../src/extension/connections/connectionStore';
-import type { SecretsLike } from '../../../src/extension/connections/credentialVault';
 import { MemoryStorage } from '../jobs/memoryStorage';
+import { MemorySecrets } from './memorySecrets';
 
 const SECRET = 'the-secret';
-
-class MemorySecrets implements SecretsLike {
-  readonly values = new Map<string, string>();
-
-  get(key: string): Promise<string | undefined> {
-    return Promise.resolve(this.values.get(key));
-  }
-
-  store(key: string, value: string): Promise<void> {
-    this.values.set(key, value);
-    return Promise.resolve();
-  }
-
-  delete(key: string): Promise<void> {
-    this.values.delete(key);
-    return Promise.resolve();
-  }
-}
 
 /** A service that hands out a token for SECRET only; records each test of a connection. */
 function fakePool(tested: { connection: RemoteConnection; credentials: Credentials }[]): ClientPool {

@@ -7,26 +7,9 @@ import * as assert from 'node:assert/strict';
 import { nullLogger } from '../../../src/core/logger';
 import { parseConnections, type RemoteConnection } from '../../../src/extension/connections/connectionConfig';
 import { serviceAddress } from '../../../src/extension/connections/credentialBinding';
-import { CredentialVault, secretKey, type SecretsLike } from '../../../src/extension/connections/credentialVault';
+import { CredentialVault, secretKey } from '../../../src/extension/connections/credentialVault';
 import { MemoryStorage } from '../jobs/memoryStorage';
-
-class MemorySecrets implements SecretsLike {
-  readonly values = new Map<string, string>();
-
-  get(key: string): Promise<string | undefined> {
-    return Promise.resolve(this.values.get(key));
-  }
-
-  store(key: string, value: string): Promise<void> {
-    this.values.set(key, value);
-    return Promise.resolve();
-  }
-
-  delete(key: string): Promise<void> {
-    this.values.delete(key);
-    return Promise.resolve();
-  }
-}
+import { MemorySecrets } from './memorySecrets';
 
 function remote(name: string, baseUrl: string): RemoteConnection {
   return parseConnections([{ name, baseUrl }]).connections[0] as RemoteConnection;

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DataQueryClient } from '../../../src/client/dataQueryClient';
-import { isDqError, type DqError } from '../../../src/client/errors';
+import type { DqError } from '../../../src/client/errors';
 import { nullLogger } from '../../../src/core/logger';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/emulator';
 import type { JobEntry } from '../../../src/jobs/jobEntry';
@@ -17,18 +17,12 @@ import { JobsModel } from '../../../src/jobs/jobsModel';
 import { ensureResultsRoot, RESULTS_FOLDER_SETTING, resultsRootOf } from '../../../src/jobs/resultsLayout';
 import { SincePointStore } from '../../../src/jobs/sincePoints';
 import { failureText } from '../../../src/jobs/statusTexts';
+import { dqRejection } from '../../support/dqRejection';
 import { FakeClock } from '../../support/fakeClock';
 import { tmpfsForSuite } from '../../support/tmpfsMount';
 import { MemoryStorage } from './memoryStorage';
 
-async function rejection(p: Promise<unknown>): Promise<DqError> {
-  const err = await p.then(
-    () => assert.fail('expected the results folder to be refused'),
-    (e: unknown) => e,
-  );
-  assert.ok(isDqError(err), `a DqError, not ${String(err)}`);
-  return err;
-}
+const rejection = (p: Promise<unknown>): Promise<DqError> => dqRejection(p, 'the results folder to be refused');
 
 describe('results root', function () {
   this.timeout(30_000);

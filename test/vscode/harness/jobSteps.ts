@@ -1,9 +1,11 @@
 // Query-job steps in the workbench, as a person takes them: Query Table from a table's
-// context menu accepting each pre-selected answer, the status bar item, and the Jobs view's
-// rows. Used by the UI tests and by `npm run demo -- --screenshot`.
+// context menu accepting each pre-selected answer, the status bar item, the Jobs view's rows,
+// and a job's result previewed from its row. Used by the UI tests and by
+// `npm run demo -- --screenshot`.
 
-import type { Locator, Page } from 'playwright-core';
-import { treeRow } from './workbench';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { webviewWith } from './webviews';
+import { expandRow, openDataQueryView, treeRow } from './workbench';
 
 /** Right-clicks a tree row and picks `item` from its context menu. */
 export async function contextMenu(page: Page, row: Locator, item: string): Promise<void> {
@@ -34,6 +36,26 @@ export async function queryTableFromTree(page: Page, table: string, onStep: (n: 
     await page.keyboard.press('Enter');
     if (last) return;
   }
+}
+
+/**
+ * Opens the Data Query view, expands `connection` and its `namespace`, runs Query Table on
+ * `table` accepting every pre-selected answer, and waits for the job to complete; resolves
+ * with its row in the Jobs view.
+ */
+export async function queryTableToCompletion(page: Page, connection: string, namespace: string, table: string): Promise<Locator> {
+  await openDataQueryView(page);
+  await expandRow(page, connection);
+  await expandRow(page, namespace);
+  await treeRow(page, table).waitFor();
+  await queryTableFromTree(page, table);
+  return jobRow(page, `${namespace}.${table}`, /complete/);
+}
+
+/** Preview Result on the completed job's row (`namespace.table`); resolves with the grid once it shows the job. */
+export async function previewFromJobRow(page: Page, job: string): Promise<FrameLocator> {
+  await contextMenu(page, await jobRow(page, job, /complete/), 'Preview Result');
+  return webviewWith(page, '.toolbar .title', job);
 }
 
 /** The "Data Query" status bar item, by its accessible label, e.g. `Data Query: 1 job`. */

@@ -11,13 +11,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { FrameLocator, Page } from 'playwright-core';
 import { screenshot } from '../harness/browser';
-import { contextMenu, jobRow, queryTableFromTree } from '../harness/jobSteps';
-import { workbenchSuite, type SuiteWorkbench } from '../harness/uiSuite';
+import { downloadedJob, downloadedRecords } from '../harness/downloadedRecords';
+import { previewFromJobRow, queryTableToCompletion } from '../harness/jobSteps';
+import { workbenchSuite } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
-import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
+import { notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
 
 const SAMPLE = 'Sample data';
 const JOB = 'canvas_logs.web_logs';
@@ -26,22 +26,6 @@ const ARGUMENT_KEY = { binding: 'ctrl+alt+shift+f8', press: 'Control+Alt+Shift+F
 
 interface WebLog {
   value: { http_method: string; http_status: number };
-}
-
-/** The job's folder of downloaded files. */
-function jobFolder(served: SuiteWorkbench['served']): { jobId: string; folder: string } {
-  const tableFolder = path.join(served.run.workspace, 'data-query-results', SAMPLE, 'canvas_logs', 'web_logs');
-  const [jobId] = fs.readdirSync(tableFolder);
-  return { jobId, folder: path.join(tableFolder, jobId) };
-}
-
-function downloadedRecords(served: SuiteWorkbench['served']): WebLog[] {
-  const { folder } = jobFolder(served);
-  const records: WebLog[] = [];
-  for (const file of fs.readdirSync(folder).sort()) {
-    for (const line of gunzipSync(fs.readFileSync(path.join(folder, file))).toString('utf8').split('\n')) if (line) records.push(JSON.parse(line) as WebLog);
-  }
-  return records;
 }
 
 /** The chart drawn: its marks (points, bars) as the page counts them, once it has drawn any. */
@@ -133,15 +117,10 @@ describe('Charts of a result in the VS Code workbench', function () {
 
   it('Chart… on a preview: a bar chart chosen by keyboard is drawn in the theme\'s colours, saved as SVG and PNG, and drawn again in a new theme', async () => {
     const { page, served } = workbench();
-    await openDataQueryView(page);
-    await expandRow(page, SAMPLE);
-    await expandRow(page, 'canvas_logs');
-    await treeRow(page, 'web_logs').waitFor();
-    await queryTableFromTree(page, 'web_logs');
+    await queryTableToCompletion(page, SAMPLE, 'canvas_logs', 'web_logs');
     await notificationWith(page, `${JOB} (${SAMPLE}): 1 file downloaded.`);
-    await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
-    const grid = await webviewWith(page, '.toolbar .title', JOB);
-    records = downloadedRecords(served);
+    const grid = await previewFromJobRow(page, JOB);
+    records = downloadedRecords<WebLog>(served, SAMPLE, 'canvas_logs', 'web_logs');
 
     await grid.locator('.toolbar button.chart').click();
     const chart = await webviewWith(page, 'label[for="chart-kind"]', 'Chart');
@@ -259,7 +238,7 @@ describe('Charts of a result in the VS Code workbench', function () {
 
   it('dataQuery.chartResult by argument object, from a keybinding, writes the SVG named and asks nothing', async () => {
     const { page, served } = workbench();
-    const { jobId } = jobFolder(served);
+    const { jobId } = downloadedJob(served, SAMPLE, 'canvas_logs', 'web_logs');
     const out = path.join(served.run.workspace, 'charts', 'by-argument.svg');
     const args = { connection: SAMPLE, jobId, kind: 'line', x: 'value.timestamp', y: 'value.duration_ms', color: 'value.http_method', path: out };
     const keybindings = path.join(served.run.userData, 'User', 'keybindings.json');

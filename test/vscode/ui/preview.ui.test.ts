@@ -16,11 +16,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { screenshot } from '../harness/browser';
-import { contextMenu, jobRow, pickStep, queryTableFromTree } from '../harness/jobSteps';
+import { pickStep, previewFromJobRow, queryTableToCompletion } from '../harness/jobSteps';
 import { downloadedRecords } from '../harness/downloadedRecords';
 import { workbenchSuite } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
-import { expandRow, notificationWith, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
+import { notificationWith, runPaletteCommand } from '../harness/workbench';
 import { parseCsv } from '../../support/csvRows';
 
 const SAMPLE = 'Sample data';
@@ -127,8 +127,7 @@ describe('Result preview in the VS Code workbench', function () {
 
   async function previewFromJobsView(page: Page): Promise<FrameLocator> {
     await closeAllEditors(page);
-    await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
-    return webviewWith(page, '.toolbar .title', JOB);
+    return previewFromJobRow(page, JOB);
   }
 
   /**
@@ -184,12 +183,7 @@ describe('Result preview in the VS Code workbench', function () {
 
   it('runs a query and previews it from the completion notification: the first rows and the row count', async () => {
     const { page, served } = workbench();
-    await openDataQueryView(page);
-    await expandRow(page, SAMPLE);
-    await expandRow(page, 'canvas_logs');
-    await treeRow(page, 'web_logs').waitFor();
-    await queryTableFromTree(page, 'web_logs');
-    await jobRow(page, JOB, /complete/);
+    await queryTableToCompletion(page, SAMPLE, 'canvas_logs', 'web_logs');
     const done = `${JOB} (${SAMPLE}): 1 file downloaded.`;
     await notificationWith(page, done);
     const item = page.locator('.notifications-toasts .notification-list-item', { hasText: done }).first();

@@ -11,11 +11,11 @@ import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import type { ColumnProfile, ResultProfile } from '../../../src/engine/engineProtocol';
 import { screenshot } from '../harness/browser';
-import { contextMenu, jobRow, queryTableFromTree } from '../harness/jobSteps';
+import { previewFromJobRow, queryTableToCompletion } from '../harness/jobSteps';
 import { downloadedRecords } from '../harness/downloadedRecords';
 import { workbenchSuite } from '../harness/uiSuite';
 import { until, webviewWith } from '../harness/webviews';
-import { expandRow, openDataQueryView, runPaletteCommand, treeRow } from '../harness/workbench';
+import { runPaletteCommand } from '../harness/workbench';
 
 const SAMPLE = 'Sample data';
 const JOB = 'canvas_logs.web_logs';
@@ -73,13 +73,8 @@ describe('Profile strips under the preview\'s headers in the VS Code workbench',
 
   it('draws a strip under every header once the whole result is profiled', async () => {
     const { page, served } = workbench();
-    await openDataQueryView(page);
-    await expandRow(page, SAMPLE);
-    await expandRow(page, 'canvas_logs');
-    await treeRow(page, 'web_logs').waitFor();
-    await queryTableFromTree(page, 'web_logs');
-    await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
-    grid = await webviewWith(page, '.toolbar .title', JOB);
+    await queryTableToCompletion(page, SAMPLE, 'canvas_logs', 'web_logs');
+    grid = await previewFromJobRow(page, JOB);
     records = downloadedRecords<WebLog>(served, SAMPLE, 'canvas_logs', 'web_logs');
     const names = await columnNames(grid);
     const strips = await until(page, 'a strip drawn under every header', () => drawnStrips(grid), (drawn) => drawn.length === names.length);
