@@ -3,7 +3,8 @@
 // loose files. From a menu, the palette or the button it opens the chart with a first choice of
 // columns that the panel's lists change. Driven by an argument object it asks nothing: it reads
 // the chart (refusing a wrong kind or column with the choices), shows it, and when `path` names
-// an .svg or .png file writes the chart there and resolves with it.
+// an .svg or .png file writes the chart there and resolves with it. Chart panels VS Code restores
+// after a reload of the window are drawn again by chartRestore.ts.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -19,6 +20,7 @@ import { presentError, userError } from '../ui/presentError';
 import { revealFile } from '../ui/revealFile';
 import { imageFormatOf } from './chartFile';
 import { ChartPanel, type ChartEngine, type ChartGrid, type ChartSubject } from './chartPanel';
+import { registerChartRestore } from './chartRestore';
 import type { DownloadedJobsProvider } from './downloadedJobs';
 import { PreviewPanel } from './previewPanel';
 import type { PreviewPanels } from './previewPanels';
@@ -190,7 +192,7 @@ export function registerChart(deps: ChartDeps): { disposables: vscode.Disposable
   };
 
   return {
-    disposables: [vscode.commands.registerCommand(CHART_RESULT_COMMAND, chartResult)],
+    disposables: [vscode.commands.registerCommand(CHART_RESULT_COMMAND, chartResult), registerChartRestore({ engine, jobs, logger }, (webviewPanel, subject, spec) => new ChartPanel(webviewPanel, subject, spec, panelDeps))],
     chartPreview: (panel) => void chartResult(panel),
   };
 }
