@@ -3,7 +3,8 @@
 // loose files. From a menu, the palette or the button it opens the chart with a first choice of
 // columns that the panel's lists change. Driven by an argument object it asks nothing: it reads
 // the chart (refusing a wrong kind or column with the choices), shows it, and when `path` names
-// an .svg or .png file writes the chart there and resolves with it.
+// an .svg or .png file writes the chart there and resolves with it. Chart panels VS Code restores
+// after a reload of the window are drawn again by chartRestore.ts.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -13,11 +14,13 @@ import type { Logger } from '../../core/logger';
 import { CHART_KINDS, type ChartData, type ChartSpec } from '../../engine/chartProtocol';
 import { firstChart } from '../../engine/chartColumns';
 import type { ImageFormat } from '../../webview/chart/chartMessages';
+import { EMPTY_VIEW } from '../../webview/previewProtocol';
 import { Commands } from '../ui/ids';
 import { presentError, userError } from '../ui/presentError';
 import { revealFile } from '../ui/revealFile';
 import { imageFormatOf } from './chartFile';
-import { ChartPanel, type ChartEngine, type ChartSubject } from './chartPanel';
+import { ChartPanel, type ChartEngine, type ChartGrid, type ChartSubject } from './chartPanel';
+import { registerChartRestore } from './chartRestore';
 import type { DownloadedJobsProvider } from './downloadedJobs';
 import { PreviewPanel } from './previewPanel';
 import type { PreviewPanels } from './previewPanels';
@@ -85,20 +88,38 @@ export interface ChartDeps {
   logger: Logger;
 }
 
-/** What a preview shows, as a chart reads it: its result in its current view, or a console statement's rows. */
+/**
+ * What a preview shows, as a chart reads it: its result in its current view (and the grid, whose
+ * view the chart can follow later), or a console statement's rows.
+ */
 function previewSubject(panel: PreviewPanel): ChartSubject {
   const target = panel.exportTarget();
-  const { title, columns } = panel.state();
+  const { title, columns, view } = panel.state();
   if (!target || 'sql' in target) throw new DqError('usage', 'This preview shows no rows to chart.', { hint: 'Open a result or run a statement that returns rows, then choose Chart… again.' });
   let closed = false;
   const listener = panel.onDidClose(() => (closed = true));
-  return {
+  const subject: ChartSubject = {
     title,
     columns,
     source: 'handle' in target ? { handle: target.handle, view: target.view ?? {} } : { kept: target.kept },
     gone: () => (closed ? `The preview of ${title} that this chart reads was closed. Open it again and choose Chart… there.` : undefined),
     close: async () => listener.dispose(),
   };
+  const files = panel.files();
+  if (!('handle' in target) || !files) return subject;
+  const handle = target.handle;
+  const grid: ChartGrid = {
+    view: () => {
+      const now = closed ? undefined : panel.exportTarget();
+      return now && 'handle' in now && now.handle === handle ? panel.state().view : undefined;
+    },
+    onDidChange: (changed, thisArg, disposables) => {
+      const both = vscode.Disposable.from(panel.onDidChangeView(changed, thisArg), panel.onDidClose(changed, thisArg));
+      disposables?.push(both);
+      return both;
+    },
+  };
+  return { ...subject, files, view, grid };
 }
 
 export function registerChart(deps: ChartDeps): { disposables: vscode.Disposable[]; chartPreview(panel: PreviewPanel): void } {
@@ -114,7 +135,8 @@ export function registerChart(deps: ChartDeps): { disposables: vscode.Disposable
     if (target) {
       const source = await sourceOf(target);
       const { handle, columns } = await engine.open(source);
-      return { title: target.name ?? path.basename(target.paths[0]), columns, source: { handle, view: {} }, close: () => engine.closeHandle(handle) };
+      const files = { paths: target.paths, ...(target.name !== undefined ? { name: target.name } : {}) };
+      return { title: target.name ?? path.basename(target.paths[0]), columns, source: { handle, view: {} }, files, view: EMPTY_VIEW, close: () => engine.closeHandle(handle) };
     }
     const panel = panels.active();
     if (!panel) throw new DqError('usage', 'There is no result to chart.', { hint: 'Open a preview or run a SQL statement first, or pass {paths: [...]} or {connection, jobId}.' });
@@ -170,7 +192,7 @@ export function registerChart(deps: ChartDeps): { disposables: vscode.Disposable
   };
 
   return {
-    disposables: [vscode.commands.registerCommand(CHART_RESULT_COMMAND, chartResult)],
+    disposables: [vscode.commands.registerCommand(CHART_RESULT_COMMAND, chartResult), registerChartRestore({ engine, jobs, logger }, (webviewPanel, subject, spec) => new ChartPanel(webviewPanel, subject, spec, panelDeps))],
     chartPreview: (panel) => void chartResult(panel),
   };
 }

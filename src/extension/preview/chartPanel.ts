@@ -1,7 +1,10 @@
 // A chart of a result in a webview panel: serves the chart's page (dist/webview/chartMain.js),
 // reads the points of each chart the page asks for from the engine (the newest one only: a new
 // choice cancels the read before it), and turns the chart drawn into an image file on request.
-// What the page posts is checked first (chartMessages.ts).
+// It tells the page what the chart is drawn from (chartOrigin.ts: the files, the grid's filters
+// and WHERE then, the whole result's rows), and while the grid it came from is open and shows
+// other rows, offers to draw it again in the grid's view. What the page posts is checked first
+// (chartMessages.ts).
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -9,7 +12,10 @@ import type { Logger } from '../../core/logger';
 import type { ChartData, ChartSpec } from '../../engine/chartProtocol';
 import type { EngineClient } from '../../engine/engineClient';
 import type { ChartSource, ResultColumn } from '../../engine/engineProtocol';
-import { parseChartToHost, type ImageFormat, type ToChartPage } from '../../webview/chart/chartMessages';
+import { parseChartToHost, type ChartFiles, type ChartOrigin, type ImageFormat, type ToChartPage } from '../../webview/chart/chartMessages';
+import { rowsText, sameRows } from '../../webview/chart/chartOrigin';
+import { engineView } from '../../webview/filterText';
+import type { ViewState } from '../../webview/previewProtocol';
 import { isCancellation } from '../ui/cancellation';
 import { describeFailure } from '../ui/describeFailure';
 import { ViewTypes } from '../ui/ids';
@@ -17,17 +23,31 @@ import { webviewDocument } from '../ui/webviewDocument';
 import { imageBytes, writeWhole } from './chartFile';
 import { webviewRoot } from './previewHtml';
 
-export type ChartEngine = Pick<EngineClient, 'chart' | 'chartFiles' | 'open' | 'closeHandle'>;
+export type ChartEngine = Pick<EngineClient, 'chart' | 'chartFiles' | 'open' | 'closeHandle' | 'count'>;
 
 /** What a chart reads: a preview's view or console rows, or files opened for the chart alone. */
 export interface ChartSubject {
   title: string;
   columns: ResultColumn[];
   source: ChartSource;
+  /** the result files read, as a reload of the window opens them again; absent for a console statement's rows */
+  files?: ChartFiles;
+  /** the grid's view that `source` reads (no filters: the whole result); absent for a console statement's rows */
+  view?: ViewState;
+  /** the preview grid the chart was drawn from */
+  grid?: ChartGrid;
   /** why the rows cannot be read any more (the preview they belong to was closed), once that is so */
   gone?(): string | undefined;
   /** lets go of what was opened for the chart alone, when the panel closes */
   close?(): Promise<void>;
+}
+
+/** The preview grid a chart was drawn from. */
+export interface ChartGrid {
+  /** its view now, while it shows the result the chart reads; undefined once it shows another or is closed */
+  view(): ViewState | undefined;
+  /** its view changed, or it closed */
+  onDidChange: vscode.Event<void>;
 }
 
 export interface ChartPanelDeps {
@@ -52,6 +72,11 @@ function chartHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 export class ChartPanel implements vscode.Disposable {
   private version = 0;
   private spec: ChartSpec;
+  private source: ChartSource;
+  private view: ViewState | undefined;
+  /** the whole result's rows, once counted (for a chart of a filtered view) */
+  private total: number | undefined;
+  private counting = false;
   private data: ChartData | undefined;
   private error: string | undefined;
   private drawn: { version: number; marks: number } | undefined;
@@ -78,6 +103,8 @@ export class ChartPanel implements vscode.Disposable {
   ) {
     this.spec = spec;
     this.data = data;
+    this.source = subject.source;
+    this.view = subject.view;
     const webview = webviewPanel.webview;
     webview.options = { enableScripts: true, localResourceRoots: [webviewRoot(deps.extensionUri)] };
     webview.html = chartHtml(webview, deps.extensionUri);
@@ -85,11 +112,23 @@ export class ChartPanel implements vscode.Disposable {
       webview.onDidReceiveMessage((message: unknown) => this.receive(message)),
       webviewPanel.onDidDispose(() => this.dispose()),
     );
+    if (subject.grid) this.subscriptions.push(subject.grid.onDidChange(() => this.postOrigin()));
   }
 
-  /** The chart asked for last, and its points once read. */
-  state(): { spec: ChartSpec; data?: ChartData; error?: string; drawn?: { version: number; marks: number } } {
-    return { spec: this.spec, data: this.data, error: this.error, drawn: this.drawn };
+  /** The chart asked for last, and its points once read; what it is drawn from, and whether its grid shows other rows now. */
+  state(): { spec: ChartSpec; data?: ChartData; error?: string; drawn?: { version: number; marks: number }; origin: ChartOrigin; gridChanged: boolean } {
+    return { spec: this.spec, data: this.data, error: this.error, drawn: this.drawn, origin: this.origin(), gridChanged: this.gridChanged() };
+  }
+
+  /** Draws the chart asked for last again, in the grid's view now (as the page's Redraw button does); false when its grid is gone. */
+  redraw(): boolean {
+    const view = this.subject.grid?.view();
+    if (!view || !('handle' in this.source)) return false;
+    this.view = view;
+    this.source = { handle: this.source.handle, view: engineView(view) };
+    this.read(this.spec);
+    this.postOrigin();
+    return true;
   }
 
   /** Reads the points of `spec` and has the page draw them; settles once drawn (rejects with why not). */
@@ -138,6 +177,7 @@ export class ChartPanel implements vscode.Disposable {
     switch (message.type) {
       case 'ready':
         this.post({ type: 'init', title: this.subject.title, columns: this.subject.columns, spec: this.spec });
+        this.postOrigin();
         // a page shown again (it was hidden) gets what it showed; a new one asks for its first chart
         if (this.data && this.error === undefined) this.post({ type: 'data', version: this.version, data: this.data });
         else this.read(this.spec);
@@ -148,6 +188,9 @@ export class ChartPanel implements vscode.Disposable {
       case 'drawn':
         if (message.version === this.version) this.drawn = { version: message.version, marks: message.marks };
         this.settle();
+        break;
+      case 'redraw':
+        this.redraw();
         break;
       case 'export':
         this.deps.onExport(this, message.format);
@@ -175,12 +218,13 @@ export class ChartPanel implements vscode.Disposable {
     this.drawn = undefined;
     this.post({ type: 'busy', version });
     const gone = this.subject.gone?.();
-    const reading = gone !== undefined ? Promise.reject(new Error(gone)) : this.deps.engine.chart(this.subject.source, spec, (rows) => this.post({ type: 'busy', version, rows }), signal);
+    const reading = gone !== undefined ? Promise.reject(new Error(gone)) : this.deps.engine.chart(this.source, spec, (rows) => this.post({ type: 'busy', version, rows }), signal);
     reading.then(
       (data) => {
         if (version !== this.version) return;
         this.data = data;
         this.post({ type: 'data', version, data });
+        this.countWhole();
       },
       (err: unknown) => {
         if (version !== this.version || (isCancellation(err) && signal.aborted)) return;
@@ -191,6 +235,39 @@ export class ChartPanel implements vscode.Disposable {
       },
     );
     return version;
+  }
+
+  private origin(): ChartOrigin {
+    const { title, files } = this.subject;
+    return { title, ...(files ? { files } : {}), ...(this.view ? { view: this.view } : {}) };
+  }
+
+  /** Whether the grid the chart came from is open and shows other rows than the chart (other filters or WHERE). */
+  private gridChanged(): boolean {
+    const now = this.subject.grid?.view();
+    return now !== undefined && this.view !== undefined && !sameRows(now, this.view);
+  }
+
+  private postOrigin(): void {
+    this.post({ type: 'origin', origin: this.origin(), ...(this.total !== undefined ? { total: this.total } : {}), gridChanged: this.gridChanged() });
+  }
+
+  /** The whole result's rows, counted once for a chart of a filtered view: the page says "1,234 of 5,000 rows". */
+  private countWhole(): void {
+    if (this.total !== undefined || this.counting || !('handle' in this.source) || !this.view || !rowsText(this.view)) return;
+    this.counting = true;
+    this.deps.engine
+      .count(this.source.handle, {}, this.reads.signal)
+      .then(
+        (total) => {
+          this.total = total;
+          this.postOrigin();
+        },
+        (err: unknown) => {
+          if (!isCancellation(err)) this.deps.logger.debug(`Counting the rows of ${this.subject.title} failed: ${String(err)}`);
+        },
+      )
+      .finally(() => (this.counting = false));
   }
 
   /** Settles when the page has drawn chart `version`; rejects when its points could not be read or the panel closed. */

@@ -27,6 +27,9 @@ export class PreviewPanel implements vscode.Disposable {
   private readonly session: PreviewSession;
   private readonly closed = new vscode.EventEmitter<void>();
   readonly onDidClose = this.closed.event;
+  private readonly viewChanged = new vscode.EventEmitter<void>();
+  /** the rows shown changed: the user filtered or sorted them, or another result (statement) is shown */
+  readonly onDidChangeView = this.viewChanged.event;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   /** A new panel beside the active editor (or in it). */
@@ -54,6 +57,7 @@ export class PreviewPanel implements vscode.Disposable {
           webviewPanel.title = name;
         },
         columnProfiles: deps.columnProfiles,
+        viewChanged: () => this.viewChanged.fire(),
       },
       deps.logger,
     );
@@ -109,6 +113,11 @@ export class PreviewPanel implements vscode.Disposable {
     return this.session.exportTarget();
   }
 
+  /** The result files shown, when the grid shows files. */
+  files(): RowSource['files'] {
+    return this.session.files();
+  }
+
   dispose(): void {
     if (this.subscriptions.length === 0) return;
     for (const s of this.subscriptions.splice(0)) s.dispose();
@@ -116,5 +125,6 @@ export class PreviewPanel implements vscode.Disposable {
     this.webviewPanel.dispose();
     this.closed.fire();
     this.closed.dispose();
+    this.viewChanged.dispose();
   }
 }

@@ -42,6 +42,8 @@ export interface SessionHost {
   retitle?(title: string): void;
   /** whether the grid shows column profiles under its headers (none when absent) */
   columnProfiles?(): boolean;
+  /** the rows shown changed: a new view of them, or another source */
+  viewChanged?(): void;
 }
 
 export class PreviewSession {
@@ -233,6 +235,11 @@ export class PreviewSession {
     return this.source?.exportTarget(engineView(this.view));
   }
 
+  /** The result files shown, when the grid shows files. */
+  files(): RowSource['files'] {
+    return this.source?.files;
+  }
+
   async receive(data: unknown): Promise<void> {
     const message = parseToHost(data);
     if (!message) {
@@ -308,6 +315,7 @@ export class PreviewSession {
     if (this.error !== undefined) this.setError(undefined);
     this.profiles.follow(this.version, this.source, this.view);
     this.countRows();
+    this.host.viewChanged?.();
   }
 
   private countRows(): void {

@@ -49,9 +49,19 @@ export function filesTarget(paths: string[], name: string | undefined, schema = 
  * as text.
  */
 export function fileTarget(file: string, jobs: DownloadedJobsProvider): PreviewTarget {
-  const wanted = samePathKey(file);
-  const job = jobs().find((j) => j.paths.some((p) => samePathKey(p) === wanted));
+  const job = jobHolding(file, jobs);
   return job ? jobFileTarget(job, file) : filesTarget([file], path.basename(file));
+}
+
+/** Files named by their paths (a chart's, opened again after a reload): read with the schema of the downloaded job that holds them, when one does. */
+export function savedFilesTarget(paths: string[], name: string | undefined, jobs: DownloadedJobsProvider): PreviewTarget {
+  const job = jobHolding(paths[0], jobs);
+  return job ? { ...jobTarget(job), paths, name } : filesTarget(paths, name);
+}
+
+function jobHolding(file: string, jobs: DownloadedJobsProvider): DownloadedJob | undefined {
+  const wanted = samePathKey(file);
+  return jobs().find((j) => j.paths.some((p) => samePathKey(p) === wanted));
 }
 
 function jobFileTarget(job: DownloadedJob, file: string): PreviewTarget {

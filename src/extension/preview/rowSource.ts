@@ -20,6 +20,8 @@ export interface RowSource {
   readonly columns: ResultColumn[];
   /** sort, filters and WHERE apply (not to a SQL statement's result) */
   readonly canShape: boolean;
+  /** the result files read (and the result's name), as a chart of them opens them again after a reload of the window */
+  readonly files?: Pick<ResultSource, 'paths' | 'name'>;
   /** rows of a view; long text values come cut (CutValue) */
   page(view: View, offset: number, limit: number, signal: AbortSignal): Promise<unknown[][]>;
   /** the whole value of one cell: row `offset` of the view, column `column` by place */
@@ -38,6 +40,7 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
     title: source.name ?? sourceTitle(source.paths),
     columns,
     canShape: true,
+    files: { paths: source.paths, ...(source.name !== undefined ? { name: source.name } : {}) },
     page: async (view, offset, limit, pageSignal) => (await engine.page(handle, view, offset, limit, pageSignal)).rows,
     cell: (view, offset, column, cellSignal) => engine.cell(handle, view, offset, column, cellSignal),
     count: (view, countSignal) => engine.count(handle, view, countSignal),

@@ -3,19 +3,24 @@
 // theme's colours (drawn again when the theme changes), what the engine did to the rows said
 // under it, and Save PNG… and Save SVG… buttons. The extension reads the points; the page asks
 // for them with each choice and draws the newest. A chart whose points could not be read is
-// cleared, never left half-drawn, and the message says why.
+// cleared, never left half-drawn, and the message says why. Under the lists, what the chart is
+// drawn from (the grid's filters and WHERE then), and once the grid shows other rows, a button
+// that draws the chart again in the grid's view. The page keeps what it is drawn from and the
+// chart asked for in its state, for the panel to draw again after a reload of the window.
 
 import { CHART_KINDS, type ChartData, type ChartKind, type ChartSpec } from '../../engine/chartProtocol';
 import { columnsFor, keptColumn } from '../../engine/chartColumns';
 import type { ResultColumn } from '../../engine/engineProtocol';
 import { el } from '../dom';
 import { echarts } from './chartLibrary';
-import type { ImageFormat, ToChartHost, ToChartPage } from './chartMessages';
+import type { ChartOrigin, ImageFormat, SavedChart, ToChartHost, ToChartPage } from './chartMessages';
 import { chartOption, markCount } from './chartOption';
+import { originText } from './chartOrigin';
 import { onThemeChange, readTheme } from './chartTheme';
 
 interface VsCodeApi {
   postMessage(message: ToChartHost): void;
+  setState(state: SavedChart): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -43,6 +48,10 @@ class ChartPage {
   private columns: ResultColumn[] = [];
   private version = 0;
   private data: ChartData | undefined;
+  private spec: ChartSpec | undefined;
+  /** a chart is being read: what the one shown was drawn from is not said meanwhile */
+  private reading = false;
+  private origin: { origin: ChartOrigin; total?: number; gridChanged: boolean } | undefined;
   private readonly title = el('span', 'title');
   private readonly kind = labelledSelect('chart-kind', 'Chart');
   private readonly x = labelledSelect('chart-x', 'x');
@@ -50,6 +59,9 @@ class ChartPage {
   private readonly color = labelledSelect('chart-color', 'Colour by');
   private readonly savePng = el('button', 'save png', 'Save PNG…');
   private readonly saveSvg = el('button', 'save svg', 'Save SVG…');
+  private readonly originLine = el('div', 'origin');
+  private readonly originText = el('span');
+  private readonly redraw = el('button', 'redraw', 'Redraw with the grid\'s current view');
   private readonly status = el('div', 'status');
   private readonly error = el('div', 'error');
   private readonly note = el('div', 'note');
@@ -73,12 +85,16 @@ class ChartPage {
     this.savePng.addEventListener('click', () => this.save('png'));
     this.saveSvg.addEventListener('click', () => this.save('svg'));
     toolbar.append(this.title, this.kind.field, this.x.field, this.y.field, this.color.field, this.savePng, this.saveSvg);
+    this.redraw.addEventListener('click', () => this.vscode.postMessage({ type: 'redraw' }));
+    this.redraw.hidden = true;
+    this.originLine.append(this.originText, this.redraw);
+    this.originLine.hidden = true;
     this.status.setAttribute('role', 'status');
     this.error.setAttribute('role', 'alert');
     this.error.hidden = true;
     this.canvas.setAttribute('role', 'img');
     this.canvas.setAttribute('aria-label', 'Chart');
-    document.body.append(toolbar, this.error, this.status, this.canvas, this.note);
+    document.body.append(toolbar, this.originLine, this.error, this.status, this.canvas, this.note);
     this.enableSave(false);
   }
 
@@ -88,11 +104,19 @@ class ChartPage {
         this.title.textContent = message.title;
         this.columns = message.columns;
         this.showSpec(message.spec);
+        this.keep();
+        break;
+      case 'origin':
+        this.origin = message;
+        this.keep();
+        this.showOrigin();
         break;
       case 'busy':
         if (message.version < this.version) return;
         this.version = message.version;
         this.enableSave(false);
+        this.reading = true;
+        this.showOrigin();
         this.status.textContent = message.rows === undefined ? 'Reading the result…' : `Reading the result: ${message.rows.toLocaleString()} rows so far…`;
         this.canvas.setAttribute('aria-busy', 'true');
         break;
@@ -100,9 +124,12 @@ class ChartPage {
         if (message.version < this.version) return;
         this.version = message.version;
         this.data = message.data;
+        this.reading = false;
         this.showError(undefined);
         this.showSpec({ kind: message.data.kind, x: message.data.x.name, y: message.data.y?.name, color: message.data.color?.name });
+        this.keep();
         this.paint();
+        this.showOrigin();
         this.vscode.postMessage({ type: 'drawn', version: message.version, marks: markCount(message.data) });
         break;
       case 'error':
@@ -111,12 +138,14 @@ class ChartPage {
         if (message.message !== undefined) {
           // nothing half-drawn: the chart before is not this one
           this.data = undefined;
+          this.reading = false;
           this.chart.clear();
           this.note.textContent = '';
           this.status.textContent = '';
           this.canvas.removeAttribute('aria-busy');
           this.canvas.dataset.marks = '0';
           this.enableSave(false);
+          this.showOrigin();
         }
         break;
       case 'render':
@@ -127,6 +156,7 @@ class ChartPage {
 
   /** Sets the lists to a chart's kind and columns, each list offering what fits the kind. */
   private showSpec(spec: ChartSpec): void {
+    this.spec = spec;
     this.kind.select.value = spec.kind;
     this.fillColumns(spec);
   }
@@ -137,6 +167,8 @@ class ChartPage {
     const ys = options(columnsFor(spec.kind, 'y', this.columns));
     fill(this.y.select, spec.kind === 'scatter' ? ys : [{ value: NONE, text: '(count of rows)' }, ...ys], spec.y ?? NONE);
     fill(this.color.select, [{ value: NONE, text: '(none)' }, ...options(this.columns)], spec.color ?? NONE);
+    // no columns: the rows could not be read (the message says why), there is nothing to choose
+    for (const { select } of [this.kind, this.x, this.y, this.color]) select.disabled = this.columns.length === 0;
   }
 
   /** The person chose something: the lists follow a new kind, and the extension reads the chart. */
@@ -150,6 +182,8 @@ class ChartPage {
       spec = this.currentSpec();
     }
     if (!spec.x) return;
+    this.spec = spec;
+    this.keep();
     this.vscode.postMessage({ type: 'draw', spec });
   }
 
@@ -174,6 +208,21 @@ class ChartPage {
     this.note.textContent = data.note;
     this.note.classList.toggle('aggregated', data.aggregated);
     this.enableSave(marks > 0);
+  }
+
+  /** Keeps what the chart is drawn from and the chart asked for in the page's state, for a reload of the window. */
+  private keep(): void {
+    if (this.origin && this.spec) this.vscode.setState({ ...this.origin.origin, spec: this.spec });
+  }
+
+  /** Says which rows the chart shows, and offers to draw it again once its grid shows others. */
+  private showOrigin(): void {
+    const origin = this.origin;
+    const text = origin && this.data && !this.reading ? originText(origin.origin, this.data.rows, origin.total) : '';
+    const changed = origin?.gridChanged === true;
+    this.originText.textContent = changed ? `${text} The grid's view has changed since.`.trim() : text;
+    this.redraw.hidden = !changed;
+    this.originLine.hidden = this.originText.textContent === '';
   }
 
   private showError(message: string | undefined): void {

@@ -5,6 +5,7 @@
 import { isRecord } from '../../core/isRecord';
 import { CHART_KINDS, type ChartData, type ChartKind, type ChartSpec } from '../../engine/chartProtocol';
 import type { ResultColumn } from '../../engine/engineProtocol';
+import type { ViewState } from '../previewProtocol';
 
 /** The longest column name the host accepts from the page. */
 export const MAX_NAME_LENGTH = 10_000;
@@ -12,6 +13,31 @@ export const MAX_NAME_LENGTH = 10_000;
 export const MAX_IMAGE_CHARS = 64 * 1024 * 1024;
 
 export type ImageFormat = 'png' | 'svg';
+
+/** Result files as a chart opens them again. */
+export interface ChartFiles {
+  paths: string[];
+  /** the result's name (e.g. `canvas_logs.web_logs`), when it had one */
+  name?: string;
+}
+
+/**
+ * What a chart is drawn from. The page keeps it, with the chart asked for (SavedChart), in its
+ * state, which VS Code hands back to the panel's serializer after a reload of the window:
+ * nothing secret goes in (a title, file paths, what the user typed into the grid's filters).
+ */
+export interface ChartOrigin {
+  title: string;
+  /** absent for a SQL console statement's rows, which do not outlast the engine's process */
+  files?: ChartFiles;
+  /** the grid's view the rows were read in (its filters and WHERE); absent for a console statement's rows */
+  view?: ViewState;
+}
+
+/** What a chart's page keeps in its state. */
+export interface SavedChart extends ChartOrigin {
+  spec: ChartSpec;
+}
 
 export type ToChartPage =
   /** what can be charted, and the chart to draw first */
@@ -22,7 +48,12 @@ export type ToChartPage =
   /** one clear message for the user (the chart `version` could not be read), `undefined` clears it */
   | { type: 'error'; version?: number; message: string | undefined }
   /** draw the chart shown as an image, answered by `image` (or `imageFailed`) with the same id */
-  | { type: 'render'; id: number; format: ImageFormat };
+  | { type: 'render'; id: number; format: ImageFormat }
+  /**
+   * what the chart is drawn from (kept in the page's state for a reload); `total`: the whole
+   * result's rows once counted; `gridChanged`: the grid it came from, still open, shows other rows now
+   */
+  | { type: 'origin'; origin: ChartOrigin; total?: number; gridChanged: boolean };
 
 export type ToChartHost =
   | { type: 'ready' }
@@ -30,6 +61,8 @@ export type ToChartHost =
   | { type: 'draw'; spec: ChartSpec }
   /** the page drew the chart `version`, with this many marks (points, bars, cells) */
   | { type: 'drawn'; version: number; marks: number }
+  /** the person asked for the chart again in the grid's current view */
+  | { type: 'redraw' }
   /** the person asked to save the chart shown */
   | { type: 'export'; format: ImageFormat }
   /** the image asked for by `render`: SVG text, or a PNG as base64 */
@@ -60,7 +93,8 @@ export function parseChartToHost(data: unknown): ToChartHost | undefined {
   if (!isRecord(data)) return undefined;
   switch (data.type) {
     case 'ready':
-      return { type: 'ready' };
+    case 'redraw':
+      return { type: data.type };
     case 'draw': {
       const spec = parseSpec(data.spec);
       return spec && { type: 'draw', spec };

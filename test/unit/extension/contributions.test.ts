@@ -1,7 +1,8 @@
 // package.json and the code held together: every contributed command is in ids.ts and
-// registered by some feature, the views and context keys are the ones ids.ts names, every
-// setting the code reads (settings.ts) is declared with the same type and default and every
-// declared one is in the table, and only the settings module asks VS Code for a configuration.
+// registered by some feature, the views and context keys are the ones ids.ts names, a webview
+// panel drawn again after a reload activates the extension, every setting the code reads
+// (settings.ts) is declared with the same type and default and every declared one is in the
+// table, and only the settings module asks VS Code for a configuration.
 // Plain Node: ids.ts and settings.ts import nothing of VS Code, the rest is read as text.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -95,6 +96,14 @@ describe('package.json and the extension agree', () => {
     // the webviews and editors a `when` clause names are the extension's own
     const panels = whens.flatMap((when) => [...when.matchAll(/\b(?:activeWebviewPanelId|activeCustomEditorId)\s*==\s*'([\w.]+)'/g)].map((m) => m[1]));
     for (const id of panels) assert.ok((Object.values(ViewTypes) as string[]).includes(id), `${id} is a view type of ids.ts`);
+  });
+
+  it('activates on each webview panel that a serializer of src/extension draws again after a reload', () => {
+    const serialized = files.flatMap((f) => [...f.text.matchAll(/registerWebviewPanelSerializer\(\s*ViewTypes\.(\w+)/g)].map((m) => (ViewTypes as Record<string, string>)[m[1]]));
+    assert.ok(serialized.includes(ViewTypes.chart), 'the chart panel has a serializer');
+    const { activationEvents } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { activationEvents: string[] };
+    const panels = activationEvents.filter((e) => e.startsWith('onWebviewPanel:')).map((e) => e.slice('onWebviewPanel:'.length));
+    assert.deepEqual(panels.sort(), serialized.sort(), 'onWebviewPanel activation events of package.json');
   });
 
   it('declares every setting of settings.ts with its type and default, and no other', () => {

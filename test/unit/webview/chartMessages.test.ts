@@ -9,6 +9,7 @@ describe('chart page messages', () => {
   it('passes well-formed messages as they are', () => {
     const messages = [
       { type: 'ready' },
+      { type: 'redraw' },
       { type: 'draw', spec: { kind: 'bar', x: 'a' } },
       { type: 'draw', spec: { kind: 'scatter', x: 'a', y: 'b', color: 'c' } },
       { type: 'drawn', version: 3, marks: 120 },

@@ -5,7 +5,9 @@
 // bars and their names, the PNG is a PNG of the chart's size), and drawn again in another
 // theme's colours when the theme changes. Chart… on a SQL console's result
 // charts the statement's rows. And `dataQuery.chartResult` driven by an argument object from a
-// keybinding: it asks nothing and writes the SVG named.
+// keybinding: it asks nothing and writes the SVG named. A chart of a filtered grid says which rows
+// it shows, offers the grid's new view once the grid is filtered otherwise, and is drawn again
+// after a reload of the window (or, its files gone, says what to do).
 // Screenshots go to test-results/ (the chart's also serves the README, as media/chart.png).
 
 import * as assert from 'node:assert/strict';
@@ -263,5 +265,87 @@ describe('Charts of a result in the VS Code workbench', function () {
     assert.equal(await chart.locator('#chart-color').inputValue(), 'value.http_method');
     await page.mouse.move(200, 380);
     await screenshot(page, 'chart-ui-4-by-argument');
+  });
+
+  it('a chart says which of the grid\'s rows it shows, draws the grid\'s new view on request, and is drawn again after a reload of the window', async () => {
+    const { page, served } = workbench();
+    await page.locator('.part.sidebar .title-label').first().click();
+    // the SQL console of an earlier test, kept unsaved across its reload, asks whether to save it
+    const unsaved = await page.locator('.tabs-container .tab.dirty').count();
+    await runPaletteCommand(page, 'View: Close All Editor Groups');
+    if (unsaved > 0) await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Don\'t Save' }).click();
+    await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
+    const grid = await webviewWith(page, '.toolbar .title', JOB);
+    const methods = new Map<string, WebLog[]>();
+    for (const r of records) methods.set(r.value.http_method, [...(methods.get(r.value.http_method) ?? []), r]);
+    const [[first, firstRows], [second, secondRows]] = [...methods].sort((a, b) => b[1].length - a[1].length);
+    const statuses = (rows: WebLog[]): number => new Set(rows.map((r) => r.value.http_status)).size;
+    const all = records.length.toLocaleString('en-US');
+    const said = (method: string, rows: WebLog[]): string => `Filtered: ${rows.length.toLocaleString('en-US')} of ${all} rows (value.http_method: = ${method}).`;
+    const filter = grid.locator('.filters input[aria-label="Filter value.http_method"]');
+    const filterGrid = async (method: string, rows: WebLog[]): Promise<void> => {
+      await filter.fill(`= ${method}`);
+      await filter.press('Enter');
+      await until(page, `the grid filtered to ${method}`, () => grid.locator('.toolbar .status').innerText(), (text) => text === `${rows.length.toLocaleString('en-US')} rows`);
+    };
+    await filterGrid(first, firstRows);
+    await grid.locator('.toolbar button.chart').click();
+    const chart = await webviewWith(page, 'label[for="chart-kind"]', 'Chart');
+    const origin = chart.locator('.origin');
+    const redraw = chart.locator('.origin button.redraw');
+    await until(page, 'the chart saying which rows it shows', () => origin.innerText(), (text) => text === said(first, firstRows));
+    assert.equal(await redraw.isVisible(), false, 'nothing to draw again while the grid shows the same rows');
+    await chart.locator('#chart-kind').focus();
+    await page.keyboard.press('b');
+    await chart.locator('#chart-x').focus();
+    await page.keyboard.type('value.http_s');
+    await until(page, `bars of the statuses of ${first}`, () => marks(chart), (n) => n === statuses(firstRows));
+
+    // the grid filtered otherwise: the chart says so and offers the grid's view, within reach of the keyboard
+    await filterGrid(second, secondRows);
+    await until(page, 'the chart saying the grid changed', () => origin.innerText(), (text) => text.startsWith(`${said(first, firstRows)} The grid's view has changed since.`));
+    assert.equal(await marks(chart), statuses(firstRows), 'the chart still shows what it said');
+    await screenshot(page, 'chart-ui-5-grid-changed');
+    await chart.locator('.toolbar button.svg').focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await chart.locator(':focus').innerText(), 'Redraw with the grid\'s current view', 'Tab reaches the offer after the Save buttons');
+    await page.keyboard.press('Enter');
+    await until(page, `the chart of ${second}`, () => origin.innerText(), (text) => text === said(second, secondRows));
+    await until(page, `bars of the statuses of ${second}`, () => marks(chart), (n) => n === statuses(secondRows));
+    assert.equal(await redraw.isVisible(), false, 'the chart shows the grid\'s rows again');
+
+    // a reload of the window: the chart reads its files again, in its view, as it was chosen
+    const reloaded = async (): Promise<void> => {
+      const loaded = page.waitForEvent('load');
+      await runPaletteCommand(page, 'Developer: Reload Window');
+      await loaded;
+      await page.locator('.monaco-workbench').waitFor();
+    };
+    await reloaded();
+    const restored = await webviewWith(page, '.origin', said(second, secondRows));
+    await until(page, 'the chart drawn again', () => marks(restored), (n) => n === statuses(secondRows));
+    assert.equal(await restored.locator('#chart-kind').inputValue(), 'bar');
+    assert.equal(await restored.locator('#chart-x').inputValue(), 'value.http_status');
+    assert.match(await restored.locator('.note').innerText(), /^Rows per value of value\.http_status \(\d+ values\)\./);
+    assert.equal(await restored.locator('.origin button.redraw').isVisible(), false, 'no grid to follow after the reload');
+    await page.mouse.move(200, 380);
+    await screenshot(page, 'chart-ui-6-after-reload');
+
+    // its files gone: the chart says so and what to do; back again, the next reload draws it
+    const { folder } = jobFolder(served);
+    fs.renameSync(folder, `${folder}.away`);
+    try {
+      await reloaded();
+      const gone = await webviewWith(page, '.error', 'no longer on disk');
+      const message = await gone.locator('.error').innerText();
+      assert.ok(message.includes(folder) && message.includes('Preview the result again'), `says which file is missing and what to do: ${message}`);
+      assert.equal(await marks(gone), 0, 'nothing drawn');
+      await screenshot(page, 'chart-ui-7-files-gone');
+    } finally {
+      fs.renameSync(`${folder}.away`, folder);
+    }
+    await reloaded();
+    const back = await webviewWith(page, '.origin', said(second, secondRows));
+    await until(page, 'the chart drawn once its files are back', () => marks(back), (n) => n === statuses(secondRows));
   });
 });
