@@ -274,8 +274,7 @@ describe('Charts of a result in the VS Code workbench', function () {
     const unsaved = await page.locator('.tabs-container .tab.dirty').count();
     await runPaletteCommand(page, 'View: Close All Editor Groups');
     if (unsaved > 0) await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Don\'t Save' }).click();
-    await contextMenu(page, await jobRow(page, JOB, /complete/), 'Preview Result');
-    const grid = await webviewWith(page, '.toolbar .title', JOB);
+    const grid = await previewFromJobRow(page, JOB);
     const methods = new Map<string, WebLog[]>();
     for (const r of records) methods.set(r.value.http_method, [...(methods.get(r.value.http_method) ?? []), r]);
     const [[first, firstRows], [second, secondRows]] = [...methods].sort((a, b) => b[1].length - a[1].length);
@@ -332,7 +331,7 @@ describe('Charts of a result in the VS Code workbench', function () {
     await screenshot(page, 'chart-ui-6-after-reload');
 
     // its files gone: the chart says so and what to do; back again, the next reload draws it
-    const { folder } = jobFolder(served);
+    const { folder } = downloadedJob(served, SAMPLE, 'canvas_logs', 'web_logs');
     fs.renameSync(folder, `${folder}.away`);
     try {
       await reloaded();
