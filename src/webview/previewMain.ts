@@ -19,6 +19,7 @@ import { el } from './dom';
 import { countingToText, goToRow } from './goToRow';
 import { followCursor, moveCursor, type Cursor } from './gridCursor';
 import type { ResultColumn } from '../engine/engineProtocol';
+import type { PreviewOrigin, SavedPreview } from './previewOrigin';
 import { EMPTY_VIEW, WINDOW_ROWS, type ToHost, type ToWebview, type ViewState } from './previewProtocol';
 import { ProfileStrips } from './profileStrip';
 import { RowWindows } from './rowWindows';
@@ -36,7 +37,8 @@ const ROW_HEIGHT = 24;
 const KEEP_WINDOWS = 10;
 const MAX_SCROLL_PX = 8_000_000;
 
-interface SavedState {
+/** The page's state: where it was in the rows, and what a reload of the window opens again (previewOrigin.ts). */
+interface SavedState extends SavedPreview {
   version: number;
   firstRow: number;
   cursor: Cursor;
@@ -77,6 +79,8 @@ class PreviewGrid {
   private empty = false;
   /** a "Go to" row beyond the rows read so far, gone to once the count arrives */
   private pendingRow: number | undefined;
+  /** the files shown (none for a statement's rows), and the view a grid that could not open them again was in */
+  private origin: PreviewOrigin & { view?: ViewState } = {};
 
   private readonly title = el('span', 'title');
   private readonly where = el('input', 'where');
@@ -158,10 +162,12 @@ class PreviewGrid {
     this.strips.receive(message);
     switch (message.type) {
       case 'init':
+        this.origin = message.origin ?? {};
         this.showResult(message.title, message.columns, message.canShape, false);
         this.applyView(message.view, message.version, { saved: this.savedState(message.version), newResult: true });
         break;
       case 'empty':
+        this.origin = { ...message.origin, ...(message.view ? { view: message.view } : {}) };
         this.showResult(message.title, [], false, true);
         this.applyView(EMPTY_VIEW, message.version, { newResult: true });
         break;
@@ -540,7 +546,8 @@ class PreviewGrid {
       this.vscode.postMessage({ type: 'fetch', version: this.version, offset: start, limit: WINDOW_ROWS });
     }
     this.trackWaiting(complete);
-    this.vscode.setState({ version: this.version, firstRow: this.firstRow, cursor: this.cursor } satisfies SavedState);
+    const kept = { title: this.title.textContent ?? '', ...this.origin, ...(this.empty ? {} : { view: this.view }) };
+    this.vscode.setState({ ...kept, version: this.version, firstRow: this.firstRow, cursor: this.cursor } satisfies SavedState);
     if (complete && this.shownVersion !== this.version) {
       this.shownVersion = this.version;
       this.vscode.postMessage({ type: 'shown', version: this.version, firstRow: this.firstRow, rows: Math.max(0, Math.min(this.viewportRows, total - this.firstRow)) });

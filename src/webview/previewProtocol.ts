@@ -4,6 +4,7 @@
 
 import { isRecord } from '../core/isRecord';
 import type { ColumnProfile, ResultColumn, Sort } from '../engine/engineProtocol';
+import type { PreviewOrigin } from './previewOrigin';
 
 /** Rows travel in windows of this many. */
 export const WINDOW_ROWS = 200;
@@ -24,10 +25,13 @@ export interface ViewState {
 export const EMPTY_VIEW: ViewState = { sort: [], filters: {}, where: '' };
 
 export type ToWebview =
-  /** the grid's columns and what it may offer; `canShape` is false where sort and filter do not apply */
-  | { type: 'init'; title: string; columns: ResultColumn[]; canShape: boolean; view: ViewState; version: number }
-  /** nothing to show (the result could not be opened, or the statement failed): a title and no rows, the error says why */
-  | { type: 'empty'; title: string; version: number }
+  /** the grid's columns and what it may offer; `canShape` is false where sort and filter do not apply; `origin`: the files shown, kept for a reload */
+  | { type: 'init'; title: string; columns: ResultColumn[]; canShape: boolean; view: ViewState; version: number; origin?: PreviewOrigin }
+  /**
+   * nothing to show (the result could not be opened, or the statement failed): a title and no rows, the error says why;
+   * `origin` and `view`: the files a grid restored after a reload could not open, and the view it was in, kept for the next one
+   */
+  | { type: 'empty'; title: string; version: number; origin?: PreviewOrigin; view?: ViewState }
   /** a new view is in force: rows of older versions are stale */
   | { type: 'view'; view: ViewState; version: number }
   | { type: 'rows'; version: number; offset: number; rows: unknown[][] }

@@ -5,7 +5,6 @@
 // the rows were a SQL console statement's, the state is unreadable) the panel says so, and what
 // to do instead.
 
-import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import type { ChartSpec } from '../../engine/chartProtocol';
@@ -18,7 +17,7 @@ import { describeFailure } from '../ui/describeFailure';
 import { ViewTypes } from '../ui/ids';
 import type { ChartEngine, ChartSubject } from './chartPanel';
 import type { DownloadedJobsProvider } from './downloadedJobs';
-import { savedFilesTarget, sourceOf } from './previewTargets';
+import { firstMissing, savedFilesTarget, sourceOf } from './previewTargets';
 
 export interface ChartRestoreDeps {
   engine: ChartEngine;
@@ -34,12 +33,6 @@ const NO_CHART: ChartSpec = { kind: 'bar', x: '' };
 /** A chart whose rows cannot be read: the panel shows `why`, and keeps what it was drawn from for the next reload. */
 function goneSubject(title: string, why: string, saved?: SavedChart): ChartSubject {
   return { title, columns: [], source: NO_ROWS, ...(saved?.files ? { files: saved.files } : {}), ...(saved?.view ? { view: saved.view } : {}), gone: () => why };
-}
-
-/** The first of `paths` that is not a file on disk now, if any. */
-async function firstMissing(paths: readonly string[]): Promise<string | undefined> {
-  const found = await Promise.all(paths.map((p) => fs.stat(p).then((s) => s.isFile(), () => false)));
-  return paths[found.indexOf(false)];
 }
 
 /** The rows a saved chart was drawn from, opened again; or, when they cannot be, why and what to do. */

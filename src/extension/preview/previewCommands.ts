@@ -23,7 +23,8 @@ import { fileTarget, filesTarget, resolvePreviewTarget, sourceOf, type PreviewTa
 import { registerResultEditor } from './resultEditor';
 import { registerChart } from './chartCommand';
 import type { ChartEngine } from './chartPanel';
-import { openResultFiles } from './rowSource';
+import { openTarget } from './rowSource';
+import { registerPreviewRestore } from './previewRestore';
 import { SqlConsoles, type ConsoleEngine } from './sqlConsole';
 import { Commands } from '../ui/ids';
 import { setting, settingChanged } from '../ui/vscodeSettings';
@@ -71,7 +72,8 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
       const target = resolvePreviewTarget(arg, jobs) ?? (await pickResultFiles(arg));
       if (!target) return undefined;
       const panel = panels.create(target.name ?? 'Preview');
-      await panel.show(sourceOf(target).then((source) => openResultFiles(engine, source)));
+      // files that fail to open are still kept for a reload of the window, which tries them again
+      await panel.show(openTarget(engine, target), undefined, undefined, { origin: { files: { paths: target.paths, name: target.name }, job: target.job } });
       return panel;
     } catch (err) {
       return failed(arg, 'Preview', err);
@@ -136,7 +138,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     const name = path.basename(file.path);
     const opening =
       file.scheme === 'file'
-        ? sourceOf({ ...fileTarget(file.fsPath, jobs), name }).then((source) => openResultFiles(engine, source))
+        ? openTarget(engine, { ...fileTarget(file.fsPath, jobs), name })
         : Promise.reject(new DqError('usage', `${name} is not a file on this machine's disk.`, { hint: 'Download or copy it to a local folder, then open it again.' }));
     void panels.adopt(webviewPanel, name).show(opening);
   };
@@ -150,6 +152,7 @@ export function registerPreview(deps: PreviewDeps): vscode.Disposable[] {
     vscode.commands.registerCommand(EXPORT_RESULT_COMMAND, exportResult),
     vscode.commands.registerCommand(PROFILE_RESULT_COMMAND, profileResult),
     registerResultEditor(showFile),
+    registerPreviewRestore({ engine, jobs, adopt: (webviewPanel, title) => panels.adopt(webviewPanel, title) }),
     ...charts.disposables,
     ...consoles.register(),
   ];

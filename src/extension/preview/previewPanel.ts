@@ -6,7 +6,7 @@ import type { Logger } from '../../core/logger';
 import type { ExportSource } from '../../engine/engineProtocol';
 import type { ViewState } from '../../webview/previewProtocol';
 import { previewHtml, webviewRoot } from './previewHtml';
-import { PreviewSession, type PreviewState } from './previewSession';
+import { PreviewSession, type Opening, type PreviewState } from './previewSession';
 import type { RowSource } from './rowSource';
 import { ViewTypes } from '../ui/ids';
 
@@ -69,11 +69,12 @@ export class PreviewPanel implements vscode.Disposable {
 
   /**
    * Shows a source's rows once it opens, or why it could not, titling the panel after it; see
-   * PreviewSession.show (a cancelled statement leaves the panel as it was).
+   * PreviewSession.show (a cancelled statement leaves the panel as it was; `from`: the view to
+   * show, and the files the page keeps for a reload should they fail to open).
    */
-  show(opening: Promise<RowSource>, wanted: () => boolean = () => true, failedTitle?: string): Promise<PreviewState> {
+  show(opening: Promise<RowSource>, wanted: () => boolean = () => true, failedTitle?: string, from?: Opening): Promise<PreviewState> {
     // a panel closed while its source opened wants nothing: the source closes unseen
-    return this.session.show(opening, () => !this.disposed && wanted(), failedTitle);
+    return this.session.show(opening, () => !this.disposed && wanted(), failedTitle, from);
   }
 
   private get disposed(): boolean {

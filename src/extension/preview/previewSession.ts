@@ -8,6 +8,7 @@ import type { ExportSource, ResultColumn } from '../../engine/engineProtocol';
 import { cellText, isCutValue, rowTsv } from '../../webview/cellText';
 import { displayOrder, inDisplayOrder } from '../../webview/columnOrder';
 import { engineView } from '../../webview/filterText';
+import type { PreviewOrigin } from '../../webview/previewOrigin';
 import { EMPTY_VIEW, parseToHost, type ToWebview, type ViewState } from '../../webview/previewProtocol';
 import { isCancellation } from '../ui/cancellation';
 import { ColumnProfiles } from './columnProfiles';
@@ -30,6 +31,15 @@ export interface PreviewState {
   error?: string;
   /** the last screen the grid painted */
   shown?: ShownRows;
+}
+
+/**
+ * What a grid opens (previewResult's files, or a grid opened again after a reload of the window):
+ * the view to show its rows in, and the files to keep in the page's state should they fail to open.
+ */
+export interface Opening {
+  view?: ViewState;
+  origin?: PreviewOrigin;
 }
 
 export interface SessionHost {
@@ -61,6 +71,8 @@ export class PreviewSession {
    */
   private countFailure: 'lasting' | 'passing' | undefined;
   private shown: ShownRows | undefined;
+  /** where the rows come from, as the page keeps it for a reload; with the view asked for, when they could not be opened */
+  private origin: PreviewOrigin & { view?: ViewState } = {};
   private reads = new AbortController();
   private readonly waiters: { condition: (state: PreviewState) => boolean; done: () => void }[] = [];
   private readonly profiles: ColumnProfiles;
@@ -79,9 +91,10 @@ export class PreviewSession {
    * shows why it could not (the state's `error`), in place of whatever the grid showed before,
    * titled `failedTitle` when given (a failed statement's). A source that is no longer `wanted` by
    * then (a newer one was asked for, or the panel was closed) is closed unseen, and so is its
-   * failure. One that was cancelled leaves the grid as it was (see `fail`).
+   * failure. One that was cancelled leaves the grid as it was (see `fail`). `from`: the view to
+   * show the rows in, and what the page keeps when they cannot be opened.
    */
-  async show(opening: Promise<RowSource>, wanted: () => boolean = () => true, failedTitle?: string): Promise<PreviewState> {
+  async show(opening: Promise<RowSource>, wanted: () => boolean = () => true, failedTitle?: string, from: Opening = {}): Promise<PreviewState> {
     try {
       const source = await opening;
       if (!wanted()) {
@@ -89,22 +102,23 @@ export class PreviewSession {
         return this.state();
       }
       this.host.retitle?.(source.title);
-      this.attach(source);
+      this.attach(source, from.view);
     } catch (err) {
       if (!wanted()) return this.state();
       // a cancelled statement has nothing to paint: the grid keeps what it showed
-      if (!this.fail(err, failedTitle)) return this.state();
+      if (!this.fail(err, failedTitle, { ...from.origin, ...(from.view ? { view: from.view } : {}) })) return this.state();
       if (failedTitle !== undefined) this.host.retitle?.(failedTitle);
     }
     return this.whenShown();
   }
 
-  /** Shows a new source (closing the one before) with an empty view. */
-  attach(source: RowSource): void {
+  /** Shows a new source (closing the one before), in `view` (an empty one by default). */
+  attach(source: RowSource, view: ViewState = EMPTY_VIEW): void {
     const previous = this.source;
     this.source = source;
     this.title = source.title;
-    this.view = EMPTY_VIEW;
+    this.origin = { ...(source.files ? { files: source.files } : {}), ...(source.job ? { job: source.job } : {}) };
+    this.view = view;
     this.startVersion();
     this.sendInit();
     this.closeSource(previous);
@@ -119,9 +133,10 @@ export class PreviewSession {
    * A cancellation (the user stopped the statement) is no failure: the grid keeps the result (or
    * the message) it showed, with its title, rows and Export. Only a grid that showed nothing yet
    * says that it was cancelled, so that it is not left loading. Returns whether the grid now
-   * shows `err`.
+   * shows `err`. `kept`: the files that failed to open (and the view asked for), which the page
+   * keeps for the next reload of the window.
    */
-  fail(err: unknown, title?: string): boolean {
+  fail(err: unknown, title?: string, kept: PreviewOrigin & { view?: ViewState } = {}): boolean {
     if (isCancellation(err) && (this.source !== undefined || this.error !== undefined)) {
       this.logger.info(`${title !== undefined ? `"${title}"` : 'Opening a preview'} was cancelled; the grid still shows "${this.title}".`);
       return false;
@@ -129,6 +144,7 @@ export class PreviewSession {
     const previous = this.source;
     this.source = undefined;
     if (title !== undefined) this.title = title;
+    this.origin = kept;
     this.view = EMPTY_VIEW;
     this.shown = undefined;
     this.startVersion();
@@ -342,11 +358,13 @@ export class PreviewSession {
   private sendInit(): void {
     if (!this.source) {
       // no rows to show: the grid keeps only the title and the failure
-      this.post({ type: 'empty', title: this.title, version: this.version });
+      const { view, ...origin } = this.origin;
+      this.post({ type: 'empty', title: this.title, version: this.version, ...(Object.keys(origin).length > 0 ? { origin } : {}), ...(view ? { view } : {}) });
       if (this.error !== undefined) this.post({ type: 'error', message: this.error });
       return;
     }
-    this.post({ type: 'init', title: this.title, columns: this.source.columns, canShape: this.source.canShape, view: this.view, version: this.version });
+    const origin = this.origin.files ? { origin: this.origin } : {};
+    this.post({ type: 'init', title: this.title, columns: this.source.columns, canShape: this.source.canShape, view: this.view, version: this.version, ...origin });
     this.profiles.replay();
     if (this.total !== undefined) this.post({ type: 'count', version: this.version, total: this.total });
     if (this.error !== undefined) this.post({ type: 'error', message: this.error });

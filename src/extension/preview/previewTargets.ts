@@ -3,11 +3,13 @@
 // (`{kind: 'job' | 'file', key}`) or as the job entry itself (with `files`); or a file URI.
 // A job's schema is read only once its preview is on screen, so a slow service never holds it up.
 
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { DqError } from '../../client/errors';
 import type { SchemaEnvelope } from '../../core/contract';
 import { isRecord } from '../../core/isRecord';
 import type { ResultFormat, ResultSource } from '../../engine/engineProtocol';
+import type { JobRef } from '../../webview/previewOrigin';
 import type { DownloadedJob, DownloadedJobsProvider } from './downloadedJobs';
 
 /** Result files to open and a title, with their table's schema read when it is needed. */
@@ -17,6 +19,8 @@ export interface PreviewTarget {
   name?: string;
   /** known for a job's files; sniffed from their content otherwise */
   format?: ResultFormat;
+  /** the downloaded job whose files these are, when they are one's */
+  job?: JobRef;
   /** undefined when the files belong to no known table (CSV, TSV and JSONL columns are then read as text) */
   schema(): Promise<SchemaEnvelope | undefined>;
 }
@@ -53,10 +57,19 @@ export function fileTarget(file: string, jobs: DownloadedJobsProvider): PreviewT
   return job ? jobFileTarget(job, file) : filesTarget([file], path.basename(file));
 }
 
-/** Files named by their paths (a chart's, opened again after a reload): read with the schema of the downloaded job that holds them, when one does. */
-export function savedFilesTarget(paths: string[], name: string | undefined, jobs: DownloadedJobsProvider): PreviewTarget {
-  const job = jobHolding(paths[0], jobs);
+/**
+ * Files named by their paths (a chart's or a preview's, opened again after a reload): read with
+ * the schema of the downloaded job `of` (when it is still listed) or of the one that holds them.
+ */
+export function savedFilesTarget(paths: string[], name: string | undefined, jobs: DownloadedJobsProvider, of?: JobRef): PreviewTarget {
+  const job = (of && jobs().find((j) => j.connection === of.connection && j.jobId === of.jobId)) ?? jobHolding(paths[0], jobs);
   return job ? { ...jobTarget(job), paths, name } : filesTarget(paths, name);
+}
+
+/** The first of `paths` that is not a file on disk now, if any. */
+export async function firstMissing(paths: readonly string[]): Promise<string | undefined> {
+  const found = await Promise.all(paths.map((p) => fs.stat(p).then((s) => s.isFile(), () => false)));
+  return paths[found.indexOf(false)];
 }
 
 function jobHolding(file: string, jobs: DownloadedJobsProvider): DownloadedJob | undefined {
@@ -75,7 +88,7 @@ function samePathKey(file: string): string {
 }
 
 export function jobTarget(job: DownloadedJob): PreviewTarget {
-  return { paths: job.paths, name: `${job.namespace}.${job.table}`, format: job.format, schema: () => job.schema() };
+  return { paths: job.paths, name: `${job.namespace}.${job.table}`, format: job.format, job: { connection: job.connection, jobId: job.jobId }, schema: () => job.schema() };
 }
 
 /** What the engine opens for a target, its schema read. */

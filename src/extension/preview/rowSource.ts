@@ -4,6 +4,8 @@
 
 import type { EngineClient } from '../../engine/engineClient';
 import type { AttachedDatabase, ColumnProfile, ExportSource, ResultColumn, ResultProfile, ResultSource, View } from '../../engine/engineProtocol';
+import type { JobRef } from '../../webview/previewOrigin';
+import { sourceOf, type PreviewTarget } from './previewTargets';
 import { statementTitle } from './sqlStatements';
 
 /** The engine calls a preview makes. */
@@ -22,6 +24,8 @@ export interface RowSource {
   readonly canShape: boolean;
   /** the result files read (and the result's name), as a chart of them opens them again after a reload of the window */
   readonly files?: Pick<ResultSource, 'paths' | 'name'>;
+  /** the downloaded job whose files these are, as a preview of them opens them again after a reload */
+  readonly job?: JobRef;
   /** rows of a view; long text values come cut (CutValue) */
   page(view: View, offset: number, limit: number, signal: AbortSignal): Promise<unknown[][]>;
   /** the whole value of one cell: row `offset` of the view, column `column` by place */
@@ -49,6 +53,12 @@ export async function openResultFiles(engine: PreviewEngine, source: ResultSourc
     profile: (view, handlers, profileSignal) => engine.profile(handle, view, { ...handlers, background: true }, profileSignal),
     close: () => engine.closeHandle(handle),
   };
+}
+
+/** A preview target's files opened (with its job's schema, read now), as `dataQuery.previewResult` opens them. */
+export async function openTarget(engine: PreviewEngine, target: PreviewTarget, signal?: AbortSignal): Promise<RowSource> {
+  const source = await openResultFiles(engine, await sourceOf(target), signal);
+  return target.job ? { ...source, job: target.job } : source;
 }
 
 /**

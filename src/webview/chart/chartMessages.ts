@@ -5,6 +5,7 @@
 import { isRecord } from '../../core/isRecord';
 import { CHART_KINDS, type ChartData, type ChartKind, type ChartSpec } from '../../engine/chartProtocol';
 import type { ResultColumn } from '../../engine/engineProtocol';
+import type { ResultFiles } from '../previewOrigin';
 import type { ViewState } from '../previewProtocol';
 
 /** The longest column name the host accepts from the page. */
@@ -15,11 +16,7 @@ export const MAX_IMAGE_CHARS = 64 * 1024 * 1024;
 export type ImageFormat = 'png' | 'svg';
 
 /** Result files as a chart opens them again. */
-export interface ChartFiles {
-  paths: string[];
-  /** the result's name (e.g. `canvas_logs.web_logs`), when it had one */
-  name?: string;
-}
+export type ChartFiles = ResultFiles;
 
 /**
  * What a chart is drawn from. The page keeps it, with the chart asked for (SavedChart), in its

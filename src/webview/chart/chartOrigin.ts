@@ -4,21 +4,9 @@
 // grid's view holds other rows than the chart's, and the words the page says it in.
 
 import { isRecord } from '../../core/isRecord';
-import { MAX_TEXT_LENGTH, parseView, type ViewState } from '../previewProtocol';
-import { parseSpec, type ChartFiles, type ChartOrigin, type SavedChart } from './chartMessages';
-
-/** The most files a saved chart may name. */
-const MAX_FILES = 100_000;
-
-function isText(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= MAX_TEXT_LENGTH;
-}
-
-function parseFiles(data: unknown): ChartFiles | undefined {
-  if (!isRecord(data) || !Array.isArray(data.paths) || data.paths.length === 0 || data.paths.length > MAX_FILES || !data.paths.every(isText)) return undefined;
-  if (data.name !== undefined && !isText(data.name)) return undefined;
-  return { paths: [...(data.paths as string[])], ...(data.name !== undefined ? { name: data.name as string } : {}) };
-}
+import { parseView, type ViewState } from '../previewProtocol';
+import { isText, parseFiles } from '../previewOrigin';
+import { parseSpec, type ChartOrigin, type SavedChart } from './chartMessages';
 
 /** A chart's state as the page kept it, when it is well formed (the files may be gone since: the panel looks). */
 export function parseSavedChart(data: unknown): SavedChart | undefined {

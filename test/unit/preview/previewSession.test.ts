@@ -430,3 +430,38 @@ describe('preview session', () => {
     });
   });
 });
+
+describe('preview session: what the page keeps for a reload of the window', () => {
+  const FILES = { paths: ['/results/web_logs/part-0.jsonl.gz'], name: 'canvas_logs.web_logs' };
+  const JOB = { connection: 'Sample data', jobId: 'job-1' };
+  const FILTERED = { sort: [{ column: 'n', descending: true }], filters: {}, where: 'n < 500' };
+
+  it('tells the page the files shown and their job, and opens them in the view asked for', async () => {
+    const { session: s, posted } = session();
+    await s.receive({ type: 'ready' });
+    void s.show(Promise.resolve({ ...numbers(), files: FILES, job: JOB }), undefined, undefined, { view: FILTERED });
+    await settle();
+    const init = posted.find((m) => m.type === 'init');
+    assert.ok(init && init.type === 'init');
+    assert.deepEqual(init.origin, { files: FILES, job: JOB });
+    assert.deepEqual(init.view, FILTERED, 'the grid opens in the view');
+    assert.equal(s.state().total, 500, 'the rows counted are the view\'s');
+  });
+
+  it('tells the page no files for a statement\'s rows', async () => {
+    const { session: s, posted } = session();
+    await s.receive({ type: 'ready' });
+    s.attach(numbers());
+    const init = posted.find((m) => m.type === 'init');
+    assert.ok(init && init.type === 'init');
+    assert.equal(init.origin, undefined);
+  });
+
+  it('keeps the files that could not be opened, and the view asked for, for the next reload', async () => {
+    const { session: s, posted } = session();
+    await s.receive({ type: 'ready' });
+    const gone = new DqError('notFound', 'The files this grid showed are no longer on disk.');
+    await s.show(Promise.reject(gone), undefined, 'canvas_logs.web_logs', { view: FILTERED, origin: { files: FILES, job: JOB } });
+    assert.deepEqual(posted.filter((m) => m.type === 'empty').at(-1), { type: 'empty', title: 'canvas_logs.web_logs', version: s.state().version, origin: { files: FILES, job: JOB }, view: FILTERED });
+  });
+});
