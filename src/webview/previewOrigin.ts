@@ -5,26 +5,9 @@
 // else a page hands over.
 
 import { isRecord } from '../core/isRecord';
-import { MAX_TEXT_LENGTH, parseView, type ViewState } from './previewProtocol';
+import { MAX_TEXT_LENGTH, parseView, type JobRef, type PreviewOrigin, type ResultFiles, type ViewState } from './previewProtocol';
 
-/** Result files as a preview (or a chart) opens them again. */
-export interface ResultFiles {
-  paths: string[];
-  /** the result's name (e.g. `canvas_logs.web_logs`), when it had one */
-  name?: string;
-}
-
-/** The downloaded job whose files a grid shows. */
-export interface JobRef {
-  connection: string;
-  jobId: string;
-}
-
-/** Where a grid's rows come from; `files` is absent for a SQL console statement's rows, which do not outlast a reload. */
-export interface PreviewOrigin {
-  files?: ResultFiles;
-  job?: JobRef;
-}
+export type { JobRef, PreviewOrigin, ResultFiles };
 
 /** What a grid's page keeps in its state for a reload of the window. */
 export interface SavedPreview extends PreviewOrigin {

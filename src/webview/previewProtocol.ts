@@ -4,7 +4,6 @@
 
 import { isRecord } from '../core/isRecord';
 import type { ColumnProfile, ResultColumn, Sort } from '../engine/engineProtocol';
-import type { PreviewOrigin } from './previewOrigin';
 
 /** Rows travel in windows of this many. */
 export const WINDOW_ROWS = 200;
@@ -23,6 +22,25 @@ export interface ViewState {
 }
 
 export const EMPTY_VIEW: ViewState = { sort: [], filters: {}, where: '' };
+
+/** Result files as a preview (or a chart) opens them again. */
+export interface ResultFiles {
+  paths: string[];
+  /** the result's name (e.g. `canvas_logs.web_logs`), when it had one */
+  name?: string;
+}
+
+/** The downloaded job whose files a grid shows. */
+export interface JobRef {
+  connection: string;
+  jobId: string;
+}
+
+/** Where a grid's rows come from; `files` is absent for a SQL console statement's rows, which do not outlast a reload. */
+export interface PreviewOrigin {
+  files?: ResultFiles;
+  job?: JobRef;
+}
 
 export type ToWebview =
   /** the grid's columns and what it may offer; `canShape` is false where sort and filter do not apply; `origin`: the files shown, kept for a reload */
