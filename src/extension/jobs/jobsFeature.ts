@@ -20,6 +20,7 @@ import type { ClientPool } from '../connections/clientPool';
 import type { ConnectionStore } from '../connections/connectionStore';
 import type { SchemaModel } from '../schema/schemaModel';
 import { clientByName, type JobServices } from './jobServices';
+import { settingChanged } from '../ui/vscodeSettings';
 import { readDownloadSettings, readKeepFinishedDays, resultsRoot } from './jobSettings';
 import type { JobsViewNode } from './jobsNodes';
 import { JobsStatusBar } from './jobsStatusBar';
@@ -80,7 +81,7 @@ export function registerJobsFeature(context: vscode.ExtensionContext, deps: Jobs
     // finished jobs leave the list once older than the setting, in a window left open too
     pruneEvery(PRUNE_EVERY_MS, () => model.prune(readKeepFinishedDays())),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('dataQuery.jobs.keepFinishedDays')) model.prune(readKeepFinishedDays());
+      if (settingChanged(e, 'dataQuery.jobs.keepFinishedDays')) model.prune(readKeepFinishedDays());
     }),
     ...registerQueryCommands(services),
     ...registerJobCommands(services),
