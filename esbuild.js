@@ -35,16 +35,22 @@ const executable = {
 const duckdb = ['@duckdb/*'];
 
 /**
- * The AWS SDK (an s3:// sync target's only) is loaded by src/sync/s3Store.ts when a store is
- * opened, which the extension host never does (syncs run in dist/syncHost.js): it stays out of
- * the extension's bundle. The sync host and the CLI bundle it, each module initialised only when
- * first required, so it ships without node_modules and costs nothing to a sync of another kind.
+ * Drivers of one kind of sync target, each bundled on its own and required by the other bundles
+ * only when such a target is opened, so they are never parsed otherwise (inside dist/cli.js they
+ * made every dq run start some 80 ms later): the AWS SDK (src/sync/awsSdk.ts, for s3:// targets,
+ * required by s3Store.ts when a store opens) and mysql2 (src/sync/mysqlDriver.ts, required when
+ * a mysql:// target connects). They ship without node_modules.
  */
-const awsSdk = ['@aws-sdk/*', '@smithy/*'];
+const driversApart = {
+  name: 'drivers-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(awsSdk|mysqlDriver)$/ }, (args) => ({ path: `${args.path}.js`, external: true }));
+  },
+};
 
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...duckdb, ...awsSdk] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: duckdb, plugins: [executable] },
+  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...duckdb], plugins: [driversApart] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: duckdb, plugins: [executable, driversApart] },
   // the SQL engine's child process; DuckDB's native binding ships beside it (scripts/packageVsix.js).
   // DuckDB's JavaScript API is bundled into it: loading its hundred modules one by one took 55
   // to 70 ms of the engine's start, which the first rows of a preview wait for.
@@ -52,7 +58,9 @@ const builds = [
   // the engine's thread that reads a gzip file to its end and leaves restart points in it
   { ...common, entryPoints: ['src/engine/gzipIndexWorker.ts'], outfile: 'dist/gzipIndexWorker.js' },
   // the sync's child process (one per run): DuckDB and the PostgreSQL driver stay out of the extension host
-  { ...common, entryPoints: ['src/sync/syncHost.ts'], outfile: 'dist/syncHost.js', external: duckdb },
+  { ...common, entryPoints: ['src/sync/syncHost.ts'], outfile: 'dist/syncHost.js', external: duckdb, plugins: [driversApart] },
+  // the drivers of one kind of target, required by the bundles above only when one is opened
+  { ...common, entryPoints: ['src/sync/awsSdk.ts', 'src/sync/mysqlDriver.ts'], outdir: 'dist' },
   // the preview grid, for the webview (a browser page): its script and its style sheet
   {
     ...common,

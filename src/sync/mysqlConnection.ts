@@ -7,7 +7,7 @@
 // whether it allows LOAD DATA LOCAL) is asked once.
 
 import * as os from 'node:os';
-import { createConnection, type Connection, type ConnectionOptions, type ResultSetHeader } from 'mysql2';
+import type { Connection, ConnectionOptions, ResultSetHeader } from 'mysql2';
 import { DqError } from '../client/errors';
 import type { Logger } from '../core/logger';
 import { mysqlError, type MysqlErrorContext } from './mysqlErrors';
@@ -79,6 +79,7 @@ export class MysqlEndpoint {
     } catch (err) {
       throw mysqlError(err, this.errorContext(doing));
     }
+    const { createConnection } = require('./mysqlDriver') as typeof import('./mysqlDriver');
     const connection = createConnection(config);
     const session = new MysqlSession(connection, this.options.logger, this.label);
     try {

@@ -49,7 +49,7 @@ async function regionOf(env: NodeJS.ProcessEnv): Promise<string> {
   const given = env.AWS_REGION || env.AWS_DEFAULT_REGION;
   if (given) return given;
   try {
-    const { loadSharedConfigFiles } = require('@smithy/core/config') as {
+    const { loadSharedConfigFiles } = require('./awsSdk') as {
       loadSharedConfigFiles(init: { filepath: string; configFilepath: string }): Promise<{ configFile: Record<string, Record<string, string>> }>;
     };
     const files = await loadSharedConfigFiles({ filepath: credentialsFile(env), configFilepath: configFile(env) });
@@ -76,12 +76,12 @@ export async function awsChain(env: NodeJS.ProcessEnv): Promise<AwsChain> {
     places.push('the environment (AWS_ACCESS_KEY_ID)');
   } else {
     places.push('the environment (AWS_ACCESS_KEY_ID unset)');
-    const { fromIni } = require('@aws-sdk/credential-provider-ini') as {
+    const { fromIni } = require('./awsSdk') as {
       fromIni(init: { profile: string; filepath: string; configFilepath: string; ignoreCache: boolean }): Provider;
     };
     steps.push(fromIni({ profile, filepath: credentialsFile(env), configFilepath: configFile(env), ignoreCache: true }));
     places.push(`the profile "${profile}" of ${shown(credentialsFile(env))} and ${shown(configFile(env))}`);
-    const imds = require('@smithy/credential-provider-imds') as {
+    const imds = require('./awsSdk') as {
       fromContainerMetadata(init: { timeout: number; maxRetries: number }): Provider;
       fromInstanceMetadata(init: { timeout: number; maxRetries: number }): Provider;
     };

@@ -1,6 +1,6 @@
 // The object store of the data-lake target on S3 or an S3-compatible store, through the AWS
 // SDK for JavaScript v3. This module (with s3Credentials.ts) is the only one that loads the
-// SDK, with `require` when a store is opened, so the editor and every other sync never do.
+// SDK (awsSdk.ts), with `require` when a store is opened, so the editor and every other sync never do.
 // The endpoint: the one given (--s3-endpoint), else the SDK's own AWS_ENDPOINT_URL_S3 or
 // AWS_ENDPOINT_URL, with path-style addressing for a custom one; plain http to another machine
 // is refused unless allowed. Large files go up in 8 MiB (or larger) parts; a failed or
@@ -102,8 +102,7 @@ function conditionParams(condition: WriteCondition | undefined): { IfNoneMatch?:
 export async function openS3Store(options: S3StoreOptions): Promise<ObjectStore> {
   const endpoint = s3Endpoint(options);
   const chain = await awsChain(options.env);
-  const sdk = require('@aws-sdk/client-s3') as typeof S3;
-  const storage = require('@aws-sdk/lib-storage') as typeof Storage;
+  const { S3: sdk, Storage: storage } = require('./awsSdk') as { S3: typeof S3; Storage: typeof Storage };
   const store = new S3Store(sdk, storage, options, endpoint, chain);
   if (options.enforcesConditions !== undefined) {
     store.enforcesConditions = options.enforcesConditions;

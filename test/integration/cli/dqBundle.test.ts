@@ -34,4 +34,25 @@ describe('the built dq command', function () {
     const { stdout } = await run(cli, ['--version'], { env: { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` } });
     assert.equal(stdout, `dq ${CLIENT_VERSION}\n`);
   });
+
+  it('leaves the MySQL driver and the AWS SDK out of its own file, and loads them when such a target is opened', async () => {
+    const cli = path.join(tmp, 'dist', 'cli.js');
+    const own = await fs.readFile(cli, 'utf8');
+    // parsed by every dq run when bundled into it, whatever the run does
+    assert.ok(!own.includes('AWS_EXECUTION_ENV'), 'the AWS SDK is not in dist/cli.js');
+    assert.ok(!own.includes('utf8mb4_general_ci'), 'mysql2 (its character set tables) is not in dist/cli.js');
+    // nothing listens on port 9 of this machine: each target's driver is loaded, then refused
+    const refused = async (...target: string[]): Promise<string> => {
+      const failed = await run(process.execPath, [cli, 'sync-status', '--to', ...target], {
+        env: { PATH: process.env.PATH ?? '', HOME: tmp, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test-secret' },
+      }).then(
+        () => assert.fail(`dq sync-status --to ${target.join(' ')} succeeded against a closed port`),
+        (err: { stderr: string }) => err.stderr,
+      );
+      assert.doesNotMatch(failed, /Cannot find module/, failed);
+      return failed;
+    };
+    assert.match(await refused('mysql://dq@127.0.0.1:9/dw'), /^dq: network: .*MySQL at mysql:\/\/dq@127\.0\.0\.1:9\/dw.*ECONNREFUSED/m);
+    assert.match(await refused('s3://bucket/lake', '--s3-endpoint', 'http://127.0.0.1:9'), /^dq: network, ECONNREFUSED: The object store at http:\/\/127\.0\.0\.1:9 could not be reached/m);
+  });
 });
