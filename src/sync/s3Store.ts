@@ -102,7 +102,7 @@ function conditionParams(condition: WriteCondition | undefined): { IfNoneMatch?:
 export async function openS3Store(options: S3StoreOptions): Promise<ObjectStore> {
   const endpoint = s3Endpoint(options);
   const chain = await awsChain(options.env);
-  const { S3: sdk, Storage: storage } = require('./awsSdk') as { S3: typeof S3; Storage: typeof Storage };
+  const { S3: sdk, Storage: storage } = require('./awsSdk') as typeof import('./awsSdk');
   const store = new S3Store(sdk, storage, options, endpoint, chain);
   if (options.enforcesConditions !== undefined) {
     store.enforcesConditions = options.enforcesConditions;
