@@ -37,7 +37,7 @@ const duckdb = ['@duckdb/*'];
 /**
  * Drivers of one kind of sync target, each bundled on its own and required by the other bundles
  * only when such a target is opened, so they are never parsed otherwise (inside dist/cli.js they
- * made every dq run start some 80 ms later): the AWS SDK (src/sync/awsSdk.ts, for s3:// targets,
+ * made every dq run start some 50 ms later): the AWS SDK (src/sync/awsSdk.ts, for s3:// targets,
  * required by s3Store.ts when a store opens) and mysql2 (src/sync/mysqlDriver.ts, required when
  * a mysql:// target connects). They ship without node_modules.
  */
