@@ -68,7 +68,18 @@ export function kindOfDuckDbMessage(message: string): EngineErrorKind {
   if (kind === 'conversion' || /transform error|failed to cast|could not convert/i.test(message)) return 'schema';
   if (kind === 'io' && /no files found|cannot open|permission denied|no such file|could not (open|write|create)/i.test(message)) return 'io';
   if (kind === 'io' || kind === 'invalid input' || kind === 'not implemented') return 'corrupt';
+  // a file the engine could not write or open, whatever DuckDB called the step (a commit's
+  // "TransactionContext Error: Failed to commit: Cannot open file ...", a full disk)
+  if (FILE_ACCESS.test(message)) return 'io';
   return 'syntax';
+}
+
+/** A message about a file that could not be opened, written or made. */
+const FILE_ACCESS = /cannot open file|could not (open|write|create|read)|no space left|not a directory|permission denied|read-only file system/i;
+
+/** DuckDB's first line as a sentence, before the advice that follows it. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 function duckDbKind(message: string): string {
@@ -147,10 +158,10 @@ function fromDuckDbError(err: unknown, origin: StatementOrigin): EngineError {
   if (!isUsersMistake(raw, origin)) {
     // the rest is SQL context or advice for DuckDB's own command line
     const kind = kindOfDuckDbMessage(raw);
-    return new EngineError(kind, `${first} ${NEXT_STEP[kind]}`.trim());
+    return new EngineError(kind, NEXT_STEP[kind] ? `${sentence(first)} ${NEXT_STEP[kind]}` : first);
   }
   const advice = /read-only mode/i.test(first) ? READ_ONLY : origin === 'sql' ? NEXT_STEP.syntax : CORRECT_WHERE;
-  return new EngineError('syntax', [`${first} ${advice}`, ...sqlDetails(rest, origin)].join('\n'));
+  return new EngineError('syntax', [`${sentence(first)} ${advice}`, ...sqlDetails(rest, origin)].join('\n'));
 }
 
 /** zlib's failures (`Z_BUF_ERROR` for a file that ends early, `Z_DATA_ERROR`, ...). */

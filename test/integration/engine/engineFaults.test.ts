@@ -250,7 +250,7 @@ describe('engine: bad files, bad SQL, cancel and crashes', function () {
 
   it('answers the console\'s own mistakes with advice on the SQL, keeping DuckDB\'s pointers', async () => {
     const parse = await rejection(engine.sql('SELEC 1', 0, 10), 'syntax');
-    assert.match(parse, /^Parser Error: syntax error at or near "SELEC" Correct the SQL and run it again\.\nLINE 1: SELEC 1\n {8}\^$/);
+    assert.match(parse, /^Parser Error: syntax error at or near "SELEC"\. Correct the SQL and run it again\.\nLINE 1: SELEC 1\n {8}\^$/);
     assert.doesNotMatch(await rejection(engine.sql('SELECT (1', 0, 10), 'syntax'), /Failed to extract statements/);
     assert.match(await rejection(engine.sql("SELECT lenght('abc')", 0, 10), 'syntax'), /^Did you mean "length"\?$/m);
     const conversion = await rejection(engine.sql("SELECT 'yesterday'::TIMESTAMP", 0, 10), 'syntax');
